@@ -1,0 +1,127 @@
+import { resolve } from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { normaliseJurisdiction } from './jurisdictions.ts';
+
+/** The development mesh secret named by the contract (§10); production refuses it. */
+export const DEFAULT_MESH_JWT_SECRET = 'mesh-dev-secret-change-me';
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+/**
+ * Every configuration variable, with its default. Read once from the environment, validated, frozen
+ * and injected (docs/configuration.md lists them). A bad value stops start-up naming the variable.
+ */
+export const ConfigSchema = Type.Object({
+  REGISTRY_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  REGISTRY_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  REGISTRY_PORT: Type.Integer({ ...Port, default: 8080 }),
+  REGISTRY_PUBLIC_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  REGISTRY_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  REGISTRY_AUTH_MODE: Type.Union(
+    [Type.Literal('disabled'), Type.Literal('jwt'), Type.Literal('mtls'), Type.Literal('dpop')],
+    { default: 'disabled' },
+  ),
+  REGISTRY_TIER: Type.Union([Type.Literal('root'), Type.Literal('sovereign'), Type.Literal('organisational')], {
+    default: 'root',
+  }),
+  REGISTRY_JURISDICTION: Type.String({ default: 'GB' }),
+  REGISTRY_NAME: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', default: 'local' }),
+  REGISTRY_PARENT_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  REGISTRY_SIGNING_ALG: Type.Union([Type.Literal('ES256'), Type.Literal('EdDSA'), Type.Literal('RS256')], {
+    default: 'ES256',
+  }),
+  REGISTRY_SIGN_RESPONSES: Type.Boolean({ default: true }),
+  REGISTRY_LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  REGISTRY_CORS_ORIGINS: Type.Optional(Type.String()),
+  REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
+  REGISTRY_ATTESTATION_ISSUERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),
+  CONSOLE_PORT: Type.Integer({ ...Port, default: 3000 }),
+  GATEWAY_PORT: Type.Integer({ ...Port, default: 8100 }),
+});
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+const BOOLEAN_KEYS = new Set(['REGISTRY_SIGN_RESPONSES', 'REGISTRY_ALLOW_PRIVATE_ENDPOINTS']);
+const INTEGER_KEYS = new Set(['REGISTRY_PORT', 'CONSOLE_PORT', 'GATEWAY_PORT', 'DATABASE_POOL_SIZE']);
+
+/** Environment strings to typed values; anything unparseable is left as is so validation names it. */
+function coerce(key: string, raw: string): unknown {
+  if (BOOLEAN_KEYS.has(key)) return raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (INTEGER_KEYS.has(key)) return /^\d+$/.test(raw) ? Number(raw) : raw;
+  return raw;
+}
+
+/**
+ * Loads the configuration from an environment map (default `process.env`). Unknown variables are
+ * ignored; empty strings count as unset. Throws `ConfigError` naming the first bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw !== '') input[key] = coerce(key, raw);
+  }
+  const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
+  const firstError = Value.Errors(ConfigSchema, withDefaults)[0];
+  if (firstError) {
+    const variable = firstError.instancePath.split('/')[1] || 'configuration';
+    throw new ConfigError(variable, `invalid value (${firstError.message})`);
+  }
+  const config = withDefaults as Static<typeof ConfigSchema>;
+  const jurisdiction = normaliseJurisdiction(config.REGISTRY_JURISDICTION);
+  if (!jurisdiction) {
+    throw new ConfigError('REGISTRY_JURISDICTION', 'must be an ISO 3166-1 alpha-2 country code');
+  }
+  config.REGISTRY_JURISDICTION = jurisdiction;
+  config.REGISTRY_DATA_DIR = resolve(config.REGISTRY_DATA_DIR);
+  checkSupported(config);
+  if (config.REGISTRY_ENV === 'production') checkProductionGuards(config);
+  return Object.freeze(config);
+}
+
+/** Modes this build does not implement yet must not silently run open. */
+function checkSupported(config: Static<typeof ConfigSchema>): void {
+  if (config.REGISTRY_AUTH_MODE !== 'disabled') {
+    throw new ConfigError('REGISTRY_AUTH_MODE', `"${config.REGISTRY_AUTH_MODE}" is not available in this build yet`);
+  }
+}
+
+/** Contract §9: production refuses insecure settings at start. */
+function checkProductionGuards(config: Static<typeof ConfigSchema>): void {
+  if (config.REGISTRY_AUTH_MODE === 'disabled') {
+    throw new ConfigError('REGISTRY_AUTH_MODE', 'must not be "disabled" when REGISTRY_ENV=production');
+  }
+  if (config.MESH_JWT_SECRET === DEFAULT_MESH_JWT_SECRET) {
+    throw new ConfigError('MESH_JWT_SECRET', 'the default development secret is refused in production');
+  }
+  if (Buffer.byteLength(config.MESH_JWT_SECRET) < 32) {
+    throw new ConfigError('MESH_JWT_SECRET', 'must be at least 32 bytes in production');
+  }
+}
+
+/** The URL clients use to reach this registry; defaults to the listen address. */
+export function publicBaseUrl(config: Config, listenPort?: number): string {
+  if (config.REGISTRY_PUBLIC_URL) return config.REGISTRY_PUBLIC_URL.replace(/\/+$/, '');
+  const host = config.REGISTRY_HOST === '0.0.0.0' ? '127.0.0.1' : config.REGISTRY_HOST;
+  return `http://${host}:${listenPort ?? config.REGISTRY_PORT}`;
+}

@@ -1,0 +1,86 @@
+/**
+ * The one table of registry error codes. Each code is stable and never reused; its HTTP status and
+ * whether a client may retry are defined here once. The docs (docs/errors.md) and the HTTP envelope
+ * mapping are kept in step with this table by test/core/errors.test.ts.
+ */
+export const ERROR_CODES = {
+  // Request shape (contract §2)
+  VALIDATION_ERROR: { status: 422, retryable: false, title: 'The request failed validation.' },
+  MALFORMED_JSON: { status: 400, retryable: false, title: 'The request body is not valid JSON.' },
+  BAD_REQUEST: { status: 400, retryable: false, title: 'The request is malformed.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, title: 'The body must be application/json.' },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, title: 'The body is larger than 1 MiB.' },
+  ROUTE_NOT_FOUND: { status: 404, retryable: false, title: 'No such route.' },
+  PHI_DETECTED: { status: 422, retryable: false, title: 'The request carries protected health information.' },
+  // Idempotency and concurrency (contract §2)
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, retryable: false, title: 'X-Idempotency-Key is required.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, retryable: false, title: 'The key was used with another body.' },
+  IDEMPOTENCY_KEY_IN_PROGRESS: { status: 409, retryable: true, title: 'A request with this key is running.' },
+  PRECONDITION_REQUIRED: { status: 428, retryable: false, title: 'If-Match is required.' },
+  PRECONDITION_FAILED: { status: 412, retryable: false, title: 'If-Match does not match the current version.' },
+  VERSION_CONFLICT: { status: 409, retryable: false, title: 'The record changed during the write.' },
+  // Agents (contract §3)
+  AGENT_NOT_FOUND: { status: 404, retryable: false, title: 'No such agent.' },
+  AGENT_CONFLICT: { status: 409, retryable: false, title: 'The organisation already has an agent of that name.' },
+  INVALID_STATE_TRANSITION: { status: 409, retryable: false, title: 'The status change is not allowed.' },
+  AGENT_NOT_MUTABLE: { status: 409, retryable: false, title: 'A revoked or retired agent cannot be updated.' },
+  // Server side
+  INTERNAL_ERROR: { status: 500, retryable: true, title: 'The server failed to complete the request.' },
+  SERVICE_UNAVAILABLE: { status: 503, retryable: true, title: 'The service is not ready.' },
+} as const satisfies Record<string, { status: number; retryable: boolean; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The registry's error envelope body (spec: Error envelope). */
+export type ErrorEnvelope = {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details: Record<string, unknown>;
+    retryable: boolean;
+    retry_after_ms: number | null;
+  };
+};
+
+/**
+ * An expected failure caused by the caller's input or the state of the registry. Thrown by domain
+ * code and turned into the envelope by the HTTP layer. Programmer errors stay plain `Error`s.
+ */
+export class WardError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly retryAfterMs: number | null;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    details: Record<string, unknown> = {},
+    retryAfterMs: number | null = null,
+  ) {
+    super(message ?? ERROR_CODES[code].title);
+    this.name = 'WardError';
+    this.code = code;
+    this.details = details;
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+/** Builds the envelope for a code; the one place that decides its shape. */
+export function errorEnvelope(
+  code: ErrorCode,
+  message: string = ERROR_CODES[code].title,
+  details: Record<string, unknown> = {},
+  retryAfterMs: number | null = null,
+): ErrorEnvelope {
+  return {
+    error: { code, message, details, retryable: ERROR_CODES[code].retryable, retry_after_ms: retryAfterMs },
+  };
+}
+
+export function isWardError(value: unknown): value is WardError {
+  return value instanceof WardError;
+}

@@ -1,0 +1,88 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+type Db = Kysely<Database>;
+
+export type IdempotencyRecord = {
+  scope_key: string;
+  request_hash: string;
+  state: 'in_progress' | 'completed';
+  status_code: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  locked_until: string;
+  expires_at: string;
+};
+
+export async function findIdempotencyRecord(db: Db, scopeKey: string): Promise<IdempotencyRecord | undefined> {
+  const row = await db.selectFrom('idempotency_keys').selectAll().where('scope_key', '=', scopeKey).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    ...row,
+    state: row.state as IdempotencyRecord['state'],
+    status_code: row.status_code === null ? null : Number(row.status_code),
+    response_headers: row.response_headers ? (JSON.parse(row.response_headers) as Record<string, string>) : null,
+  };
+}
+
+/** Inserts an in-progress claim; false when another request holds the key already. */
+export async function insertClaim(
+  db: Db,
+  claim: { scope_key: string; request_hash: string; locked_until: string; expires_at: string; created_at: string },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('idempotency_keys')
+    .values({ ...claim, state: 'in_progress', status_code: null, response_headers: null, response_body: null })
+    .onConflict((oc) => oc.column('scope_key').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/**
+ * Takes over a claim whose holder is gone (its lock expired, or the key itself expired): only if the
+ * row is still the one the caller looked at, so two takers cannot both win.
+ */
+export async function takeOverClaim(
+  db: Db,
+  seen: { scope_key: string; locked_until: string },
+  claim: { request_hash: string; locked_until: string; expires_at: string; created_at: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ ...claim, state: 'in_progress', status_code: null, response_headers: null, response_body: null })
+    .where('scope_key', '=', seen.scope_key)
+    .where('locked_until', '=', seen.locked_until)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function completeClaim(
+  tx: Db,
+  scopeKey: string,
+  response: { status_code: number; headers: Record<string, string>; body: string },
+): Promise<void> {
+  await tx
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'completed',
+      status_code: response.status_code,
+      response_headers: JSON.stringify(response.headers),
+      response_body: response.body,
+    })
+    .where('scope_key', '=', scopeKey)
+    .execute();
+}
+
+export async function releaseClaim(db: Db, scopeKey: string, requestHash: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('scope_key', '=', scopeKey)
+    .where('request_hash', '=', requestHash)
+    .where('state', '=', 'in_progress')
+    .execute();
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Db, now: string): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

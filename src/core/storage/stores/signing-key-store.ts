@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+type Db = Kysely<Database>;
+
+export type SigningKeyRow = {
+  kid: string;
+  alg: string;
+  public_jwk: Record<string, unknown>;
+  private_jwk: Record<string, unknown>;
+  active: boolean;
+  not_before: string;
+  not_after: string | null;
+  created_at: string;
+};
+
+function fromRow(row: Database['signing_keys']): SigningKeyRow {
+  return {
+    ...row,
+    active: row.active !== null && Number(row.active) === 1,
+    public_jwk: JSON.parse(row.public_jwk),
+    private_jwk: JSON.parse(row.private_jwk),
+  };
+}
+
+export async function findActiveSigningKey(db: Db): Promise<SigningKeyRow | undefined> {
+  const row = await db.selectFrom('signing_keys').selectAll().where('active', '=', 1).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Every key still published (active, or retired but not past its not_after). */
+export async function listPublishedSigningKeys(db: Db, now: string): Promise<SigningKeyRow[]> {
+  const rows = await db
+    .selectFrom('signing_keys')
+    .selectAll()
+    .where((eb) => eb.or([eb('active', '=', 1), eb('not_after', 'is', null), eb('not_after', '>', now)]))
+    .orderBy('created_at', 'asc')
+    .execute();
+  return rows.map(fromRow);
+}
+
+/**
+ * Inserts a key as the active one unless another instance did so first (the unique index on
+ * `active` decides); returns whether this insert won.
+ */
+export async function insertActiveSigningKeyIfNone(db: Db, key: Omit<SigningKeyRow, 'active'>): Promise<boolean> {
+  const result = await db
+    .insertInto('signing_keys')
+    .values({ ...key, active: 1, public_jwk: JSON.stringify(key.public_jwk), private_jwk: JSON.stringify(key.private_jwk) })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}

@@ -1,0 +1,49 @@
+import { sql, type Kysely } from 'kysely';
+import type { Storage } from './database.ts';
+import type { Database } from './schema.ts';
+import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
+
+/**
+ * One registry mutation: a transaction plus the events it emits. Every write goes through
+ * `runWrite`, which is what makes the event log trustworthy:
+ * - the transaction first takes the lock on the single `event_sequence` row, so writers are
+ *   serialised and sequence numbers are gap-free in commit order (a reader can never see n+1
+ *   while n is still uncommitted);
+ * - events are inserted in the same transaction as the change, so no change is without its event
+ *   and no event describes a change that rolled back;
+ * - checks made inside the unit (conflicts, versions, transitions) see every committed write.
+ */
+export type WriteUnit = {
+  readonly tx: Kysely<Database>;
+  emit(event: NewEvent): void;
+};
+
+export async function runWrite<T>(
+  storage: Storage,
+  work: (unit: WriteUnit) => Promise<T>,
+): Promise<{ result: T; events: StoredEvent[] }> {
+  return storage.db.transaction().execute(async (tx) => {
+    const lastSeq = await lockSequence(tx);
+    const pending: NewEvent[] = [];
+    const result = await work({ tx, emit: (event) => pending.push(event) });
+    const events = await insertEvents(tx, lastSeq, pending);
+    if (events.length > 0) {
+      await tx
+        .updateTable('event_sequence')
+        .set({ last_seq: lastSeq + events.length })
+        .where('id', '=', 1)
+        .execute();
+    }
+    return { result, events };
+  });
+}
+
+async function lockSequence(tx: Kysely<Database>): Promise<number> {
+  // A no-op update takes the row lock on PostgreSQL and the write lock on SQLite at once, so
+  // concurrent units queue here instead of deadlocking on a later lock upgrade.
+  const { rows } = await sql<{ last_seq: number | string }>`
+    update event_sequence set last_seq = last_seq where id = 1 returning last_seq`.execute(tx);
+  const row = rows[0];
+  if (!row) throw new Error('event_sequence row is missing; were the migrations applied?');
+  return Number(row.last_seq);
+}
