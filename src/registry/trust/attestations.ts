@@ -1,0 +1,129 @@
+// Attestations: JWTs from issuers the caller knows, verified with that issuer's keys and nothing else.
+import { importTrustedJwks, selectJwkKeys } from './jwks.ts';
+import {
+  CLOCK_SKEW_SECONDS,
+  TRUST_LIMITS,
+  isOversized,
+  type JwkObject,
+  type TrustBinding,
+  type TrustValidationError,
+  type TrustedKey,
+} from './trust-types.ts';
+import { bindingMismatches, parseCompactJws, timeWindowProblem, verifyWithAnyKey } from './jws.ts';
+
+/** An attestation issuer the caller trusts, with the keys it signs with. */
+export type KnownIssuer = { iss: string; jwks: { keys: JwkObject[] } };
+
+/**
+ * Validates `trust.attestations`: each must be a JWT whose `iss` is a known issuer, signed with an
+ * allowed alg by one of that issuer's keys, inside its `exp`/`nbf`/`iat` window (60 s skew), and agreeing
+ * with the record on any binding claim. Returns one error per bad element and how many verified.
+ */
+export async function checkAttestations(
+  attestations: unknown,
+  knownIssuers: ReadonlyArray<KnownIssuer>,
+  binding: TrustBinding,
+  now: Date,
+): Promise<{ errors: TrustValidationError[]; verifiedCount: number }> {
+  const errors: TrustValidationError[] = [];
+  let verifiedCount = 0;
+  if (!Array.isArray(attestations)) {
+    errors.push({
+      code: 'ATTESTATION_MALFORMED',
+      pointer: '/trust/attestations',
+      message: 'attestations must be an array.',
+    });
+    return { errors, verifiedCount };
+  }
+  const list: unknown[] = attestations;
+  if (list.length > TRUST_LIMITS.attestations) {
+    errors.push({
+      code: 'ATTESTATION_MALFORMED',
+      pointer: '/trust/attestations',
+      message: `At most ${TRUST_LIMITS.attestations} attestations are accepted; only the first ${TRUST_LIMITS.attestations} were checked.`,
+    });
+  }
+  // Issuer keys are imported on first use only: the caller may know many issuers, a record cites few.
+  const issuerKeys = new Map<string, TrustedKey[]>();
+  const keysOf = (iss: string): TrustedKey[] | undefined => {
+    const matching = knownIssuers.filter((issuer) => issuer.iss === iss);
+    if (matching.length === 0) return undefined;
+    let keys = issuerKeys.get(iss);
+    if (keys === undefined) {
+      keys = matching.flatMap((issuer) => importTrustedJwks(issuer.jwks));
+      issuerKeys.set(iss, keys);
+    }
+    return keys;
+  };
+  for (const [index, element] of list.slice(0, TRUST_LIMITS.attestations).entries()) {
+    const error = await checkOne(element, keysOf, binding, now);
+    if (error === undefined) {
+      verifiedCount += 1;
+    } else {
+      errors.push({ ...error, pointer: `/trust/attestations/${index}` });
+    }
+  }
+  return { errors, verifiedCount };
+}
+
+async function checkOne(
+  element: unknown,
+  keysOf: (iss: string) => TrustedKey[] | undefined,
+  binding: TrustBinding,
+  now: Date,
+): Promise<Omit<TrustValidationError, 'pointer'> | undefined> {
+  if (typeof element !== 'string' || isOversized(element)) {
+    return { code: 'ATTESTATION_MALFORMED', message: 'An attestation must be a string of at most 16 KiB.' };
+  }
+  const parsed = parseCompactJws(element);
+  if (!parsed.ok) {
+    return {
+      code: parsed.problem === 'alg' ? 'ATTESTATION_INVALID' : 'ATTESTATION_MALFORMED',
+      message: parsed.message,
+    };
+  }
+  const { jws } = parsed;
+  const iss = jws.payload['iss'];
+  if (typeof iss !== 'string')
+    return { code: 'ATTESTATION_MALFORMED', message: 'The attestation has no "iss" claim.' };
+  const kid = jws.header['kid'];
+  if (kid !== undefined && typeof kid !== 'string') {
+    return { code: 'ATTESTATION_MALFORMED', message: 'The attestation "kid" must be a string.' };
+  }
+  const issuerKeys = keysOf(iss);
+  if (issuerKeys === undefined) {
+    return { code: 'ATTESTATION_ISSUER_UNKNOWN', message: 'The attestation issuer is not a known issuer.' };
+  }
+  const candidates = selectJwkKeys(issuerKeys, jws.alg, kid);
+  if (candidates.length === 0) {
+    return { code: 'ATTESTATION_INVALID', message: 'No key published by the issuer fits this attestation.' };
+  }
+  if (!(await verifyWithAnyKey(jws, candidates))) {
+    return {
+      code: 'ATTESTATION_INVALID',
+      message: "The attestation does not verify with the issuer's keys.",
+    };
+  }
+  const mismatched = bindingMismatches(jws.payload, binding);
+  if (mismatched.length > 0) {
+    return {
+      code: 'ATTESTATION_INVALID',
+      message: `The attested ${mismatched.join(', ')} does not match this record.`,
+    };
+  }
+  const window = timeWindowProblem(jws.payload, now);
+  if (window !== undefined) {
+    return {
+      code: 'ATTESTATION_EXPIRED',
+      message:
+        window === 'expired'
+          ? 'The attestation has expired (exp).'
+          : 'The attestation is not valid yet (nbf).',
+    };
+  }
+  const iat = jws.payload['iat'];
+  if (typeof iat === 'number' && iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS) {
+    return { code: 'ATTESTATION_INVALID', message: 'The attestation was issued in the future (iat).' };
+  }
+  return undefined;
+}
