@@ -1,0 +1,234 @@
+import type { CallContext } from '../../core/call-context.ts';
+import { WardError } from '../../core/errors.ts';
+import { agentUri, newUlid } from '../../core/ids.ts';
+import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import {
+  countAgents,
+  findAgent,
+  hasNameConflict,
+  insertAgent,
+  listAgentPage,
+  replaceAgent,
+  type AgentFilter,
+  type AgentRow,
+} from '../../core/storage/stores/agent-store.ts';
+import type { WriteUnit } from '../../core/storage/write-unit.ts';
+import type { EventType } from '../events/event-types.ts';
+import { validateTrustMaterial } from '../trust/trust-validation.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { toAgentDocument, type AgentInput } from './agent-document.ts';
+import type { AgentDocument, AgentRecord, AgentStatus, TrustValidation } from './agent-record.ts';
+import { STATUS_ACTIONS, isMutable, nextStatus, type StatusAction } from './agent-status.ts';
+
+/** Keys and issuers trust validation may rely on; supplied by the registry at call time. */
+export type TrustContext = {
+  registryJwks: { keys: Record<string, unknown>[] };
+  knownIssuers: ReadonlyArray<{ iss: string; jwks: { keys: Record<string, unknown>[] } }>;
+};
+
+export type AgentServiceDeps = {
+  storage: Storage;
+  trustContext: () => TrustContext;
+};
+
+/** What the JSON document column holds besides the owner's document. */
+type StoredDocument = AgentDocument & { trust_validation: TrustValidation; status_reason: string | null };
+
+export type AgentPage = { agents: AgentRecord[]; next_cursor: string | null; total_count: number };
+
+/**
+ * The agent lifecycle of contract §3. Write methods run inside a caller-supplied `WriteUnit` so the
+ * caller can commit its own bookkeeping (the idempotency record) in the same transaction.
+ */
+export function createAgentService(deps: AgentServiceDeps) {
+  const { storage } = deps;
+
+  async function validate(document: AgentDocument, binding: { agent_id: string; jurisdiction: string }, now: Date) {
+    const context = deps.trustContext();
+    const result = await validateTrustMaterial({
+      trust: document.trust,
+      binding: {
+        agent_id: binding.agent_id,
+        display_name: document.display_name,
+        jurisdiction: binding.jurisdiction,
+        ...(document.owner.org_id ? { org_id: document.owner.org_id } : {}),
+      },
+      knownIssuers: context.knownIssuers,
+      registryJwks: context.registryJwks,
+      now,
+    });
+    return { state: result.state, level: result.level, checked_at: result.checked_at, errors: result.errors } satisfies TrustValidation;
+  }
+
+  function emit(unit: WriteUnit, type: EventType, row: AgentRow, data: Record<string, unknown>, at: string) {
+    unit.emit({ type, subject: row.agent_uri, occurred_at: at, data: { agent_id: row.agent_uri, version: row.version, ...data } });
+  }
+
+  function emitTrustOutcome(unit: WriteUnit, row: AgentRow, trust: TrustValidation, at: string) {
+    if (trust.state === 'validated') emit(unit, 'agent.trust_validated', row, { level: trust.level }, at);
+    else emit(unit, 'agent.trust_failed', row, { error_codes: trust.errors.map((e) => e.code) }, at);
+  }
+
+  async function assertNoNameConflict(unit: WriteUnit, document: AgentDocument, exceptId?: string) {
+    const orgId = document.owner.org_id;
+    if (orgId && (await hasNameConflict(unit.tx, orgId, document.display_name, exceptId))) {
+      throw new WardError('AGENT_CONFLICT', undefined, { org_id: orgId, display_name: document.display_name });
+    }
+  }
+
+  async function loadMutable(unit: WriteUnit, id: string): Promise<AgentRow> {
+    const row = await findAgent(unit.tx, id);
+    if (!row) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
+    return row;
+  }
+
+  return {
+    async register(unit: WriteUnit, ctx: CallContext, input: AgentInput & { jurisdiction: string }): Promise<AgentRecord> {
+      const jurisdiction = normaliseJurisdiction(input.jurisdiction);
+      if (!jurisdiction) throw invalidJurisdiction();
+      const now = ctx.clock.now();
+      const at = now.toISOString();
+      const document = toAgentDocument(input);
+      const id = newUlid(now.getTime());
+      const uri = agentUri(jurisdiction, id);
+      await assertNoNameConflict(unit, document);
+      const trust = await validate(document, { agent_id: uri, jurisdiction }, now);
+      const row = buildRow({ id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at }, { ...document, trust_validation: trust, status_reason: null });
+      await insertAgent(unit.tx, row);
+      emit(unit, 'agent.registered', row, { status: row.status, jurisdiction, display_name: document.display_name }, at);
+      emitTrustOutcome(unit, row, trust, at);
+      return toAgentRecord(row);
+    },
+
+    /**
+     * Full replacement of the writable fields. `expectedVersion` is the version the caller's
+     * precondition matched (or `*`); a different version now means a concurrent write won.
+     */
+    async update(unit: WriteUnit, ctx: CallContext, id: string, expectedVersion: number | '*', input: AgentInput): Promise<AgentRecord> {
+      const current = await loadMutable(unit, id);
+      if (!isMutable(current.status as AgentStatus)) {
+        throw new WardError('AGENT_NOT_MUTABLE', undefined, { agent_id: current.agent_uri, status: current.status });
+      }
+      if (expectedVersion !== '*' && current.version !== expectedVersion) {
+        throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri, current_version: current.version });
+      }
+      const previous = current.record as StoredDocument;
+      const document = toAgentDocument(input, previous.owner);
+      if ((previous.owner.org_id ?? null) !== (document.owner.org_id ?? null)) {
+        throw new WardError('VALIDATION_ERROR', 'The owning organisation of an agent cannot change.', {
+          errors: [{ in: 'body', pointer: '/owner/org_id', reason: 'must equal the current owner.org_id' }],
+        });
+      }
+      await assertNoNameConflict(unit, document, current.id);
+      const now = ctx.clock.now();
+      const at = now.toISOString();
+      const trust = await validate(document, { agent_id: current.agent_uri, jurisdiction: current.jurisdiction }, now);
+      const row = buildRow(
+        { ...current, uri: current.agent_uri, version: current.version + 1, updated_at: at },
+        { ...document, trust_validation: trust, status_reason: previous.status_reason },
+      );
+      if (!(await replaceAgent(unit.tx, row, current.version))) {
+        throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri });
+      }
+      emit(unit, 'agent.updated', row, { status: row.status, display_name: document.display_name }, at);
+      emitTrustOutcome(unit, row, trust, at);
+      return toAgentRecord(row);
+    },
+
+    async changeStatus(unit: WriteUnit, ctx: CallContext, id: string, action: StatusAction, reason: string | undefined): Promise<AgentRecord> {
+      const rule = STATUS_ACTIONS[action];
+      if (rule.reasonRequired && !reason) {
+        throw new WardError('VALIDATION_ERROR', `A reason is required to ${action} an agent.`, {
+          errors: [{ in: 'body', pointer: '/reason', reason: 'is required' }],
+        });
+      }
+      const current = await loadMutable(unit, id);
+      const from = current.status as AgentStatus;
+      const to = nextStatus(from, action);
+      if (!to) throw new WardError('INVALID_STATE_TRANSITION', `An agent that is ${from} cannot be ${action}d.`, { from, action });
+      const at = ctx.clock.now().toISOString();
+      const previous = current.record as StoredDocument;
+      const row = buildRow(
+        { ...current, uri: current.agent_uri, status: to, version: current.version + 1, updated_at: at },
+        { ...previous, status_reason: reason ?? null },
+      );
+      if (!(await replaceAgent(unit.tx, row, current.version))) {
+        throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri });
+      }
+      emit(unit, rule.event, row, { from, to, reason: reason ?? null }, at);
+      return toAgentRecord(row);
+    },
+
+    async get(id: string): Promise<AgentRecord> {
+      const row = await findAgent(storage.db, id);
+      if (!row) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
+      return toAgentRecord(row);
+    },
+
+    async list(filter: AgentFilter, page: { cursor?: string; limit: number }): Promise<AgentPage> {
+      const afterId = page.cursor === undefined ? undefined : decodeCursor(page.cursor, 'agents');
+      // One row more than asked tells whether another page follows without a second query.
+      const rows = await listAgentPage(storage.db, filter, { limit: page.limit + 1, ...(afterId ? { afterId } : {}) });
+      const pageRows = rows.slice(0, page.limit);
+      const last = pageRows.at(-1);
+      return {
+        agents: pageRows.map(toAgentRecord),
+        next_cursor: rows.length > page.limit && last ? encodeCursor('agents', last.id) : null,
+        total_count: await countAgents(storage.db, filter),
+      };
+    },
+  };
+}
+
+export type AgentService = ReturnType<typeof createAgentService>;
+
+function invalidJurisdiction(): WardError {
+  return new WardError('VALIDATION_ERROR', 'jurisdiction is not an ISO 3166-1 alpha-2 country code.', {
+    errors: [{ in: 'body', pointer: '/jurisdiction', reason: 'must be an assigned ISO 3166-1 alpha-2 code' }],
+  });
+}
+
+function buildRow(
+  meta: { id: string; uri: string; jurisdiction: string; status: string; version: number; created_at: string; updated_at: string },
+  document: StoredDocument,
+): AgentRow {
+  return {
+    id: meta.id,
+    agent_uri: meta.uri,
+    jurisdiction: meta.jurisdiction,
+    status: meta.status,
+    display_name: document.display_name,
+    org_id: document.owner.org_id ?? null,
+    version: meta.version,
+    trust_state: document.trust_validation.state,
+    trust_level: document.trust_validation.level,
+    record: document,
+    created_at: meta.created_at,
+    updated_at: meta.updated_at,
+  };
+}
+
+const UNKNOWN_HEALTH = { status: 'unknown', checked_at: null, latency_ms: null } as const;
+
+/** The row as the API returns it; endpoint health is `unknown` until a prober has read it. */
+export function toAgentRecord(row: AgentRow): AgentRecord {
+  const document = row.record as StoredDocument;
+  return {
+    agent_id: row.agent_uri,
+    display_name: document.display_name,
+    jurisdiction: row.jurisdiction,
+    status: row.status as AgentStatus,
+    status_reason: document.status_reason,
+    endpoints: document.endpoints.map((endpoint) => ({ ...endpoint, health: { ...UNKNOWN_HEALTH } })),
+    capabilities: document.capabilities,
+    trust: document.trust,
+    owner: document.owner,
+    description: document.description,
+    policy_tags: document.policy_tags,
+    version: row.version,
+    trust_validation: document.trust_validation,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,19 @@
+/** Every registry event type (contract §6); nothing emits a type that is not listed here. */
+export const EVENT_TYPES = [
+  'agent.registered',
+  'agent.updated',
+  'agent.suspended',
+  'agent.reinstated',
+  'agent.retired',
+  'agent.revoked',
+  'agent.trust_validated',
+  'agent.trust_failed',
+  'agent.health_changed',
+  'registry.registered',
+  'registry.revoked',
+  'trust.key_rotated',
+  'api_key.created',
+  'api_key.revoked',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];

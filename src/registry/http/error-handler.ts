@@ -1,0 +1,59 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { ERROR_CODES, errorEnvelope, isWardError, type ErrorCode } from '../../core/errors.ts';
+import { toValidationIssues } from './validation.ts';
+
+/**
+ * Every non-2xx answer goes out in the error envelope (contract §2), the framework's own failures
+ * (unknown route, malformed JSON, wrong media type, oversized body) included. 5xx bodies never say
+ * what went wrong inside; the log does, under the request id.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isWardError(error)) {
+      if (error.retryAfterMs !== null) reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+      return send(reply, error.code, error.message, error.details, error.retryAfterMs);
+    }
+    if (error.validation) {
+      const errors = toValidationIssues(error.validation, error.validationContext);
+      return send(reply, 'VALIDATION_ERROR', 'The request failed validation.', { errors });
+    }
+    const framework = frameworkCode(error);
+    if (framework) return send(reply, framework, undefined, {});
+    request.log.error({ err: error }, 'request failed');
+    return send(reply, 'INTERNAL_ERROR', undefined, {});
+  });
+}
+
+function frameworkCode(error: FastifyError): ErrorCode | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'PAYLOAD_TOO_LARGE';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'MALFORMED_JSON';
+  }
+  if (error instanceof SyntaxError) return 'MALFORMED_JSON';
+  const status = error.statusCode ?? 500;
+  if (status === 404) return 'ROUTE_NOT_FOUND';
+  if (status >= 400 && status < 500) return 'BAD_REQUEST';
+  return undefined;
+}
+
+function send(
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string | undefined,
+  details: Record<string, unknown>,
+  retryAfterMs: number | null = null,
+): FastifyReply {
+  return reply
+    .code(ERROR_CODES[code].status)
+    .type('application/json; charset=utf-8')
+    .send(errorEnvelope(code, message, details, retryAfterMs));
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { WardError } from '../../core/errors.ts';
+import { scanForPhi, scanQueryForPhi } from '../../core/phi/index.ts';
+
+/**
+ * Bodies nested deeper than this are refused before scanning: the PHI scan stops descending at 64
+ * levels, so without this limit PHI could hide below it. No registry body needs more than a handful.
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * Contract §8: every request's body, query string and path parameters are scanned after parsing and
+ * before validation, idempotency, storage or any log line that could quote them. A hit is a 422 that
+ * names the detector and where, never the value, and nothing else runs.
+ */
+export function registerPhiGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined && exceedsDepth(request.body, MAX_BODY_DEPTH)) {
+      throw new WardError('VALIDATION_ERROR', `The body is nested deeper than ${MAX_BODY_DEPTH} levels.`, {
+        errors: [{ in: 'body', pointer: '', reason: `must not nest deeper than ${MAX_BODY_DEPTH} levels` }],
+      });
+    }
+    const findings = [
+      ...scanQueryForPhi((request.query ?? {}) as Record<string, unknown>).map((f) => ({
+        detector: f.detector,
+        in: 'query',
+        pointer: f.pointer.replace(/^\/query/, ''),
+      })),
+      ...scanForPhi(request.params ?? {}).map((f) => ({ detector: f.detector, in: 'path', pointer: f.pointer })),
+      ...(request.body === undefined
+        ? []
+        : scanForPhi(request.body).map((f) => ({ detector: f.detector, in: 'body', pointer: f.pointer }))),
+    ];
+    if (findings.length > 0) {
+      throw new WardError(
+        'PHI_DETECTED',
+        'The request appears to carry protected health information; it was not processed.',
+        { findings },
+      );
+    }
+  });
+}
+
+/** Iterative, so a hostile body cannot overflow the stack. */
+export function exceedsDepth(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANONYMOUS, SCOPES, type CallContext } from '../../core/call-context.ts';
+import { requestFingerprint, type IdempotentOutcome, type IdempotentRequest } from '../idempotency/idempotency.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The idempotency fingerprint, taken before validation fills in defaults. */
+    bodyFingerprint?: string;
+  }
+}
+
+/** Records the fingerprint of state-changing requests before validation mutates the body. */
+export function fingerprintBeforeValidation(request: FastifyRequest): void {
+  if (request.method === 'POST' || request.method === 'PUT') {
+    request.bodyFingerprint = requestFingerprint(request.body, request.headers['if-match']);
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Honours a well-formed incoming X-Request-Id so a trace spans client and registry; else a UUID. */
+export function requestIdFor(headers: Record<string, unknown>): string {
+  const incoming = headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * The call context for a request. Authentication is `disabled` in this build: every caller is
+ * anonymous with every scope (contract §7's development default).
+ */
+export function callContext(request: FastifyRequest): CallContext {
+  return { principal: ANONYMOUS, scopes: new Set(SCOPES), requestId: request.id, clock: request.server.ward.clock };
+}
+
+/** The idempotency fingerprint of a request: its body and any precondition it carries. */
+export function idempotentRequest(request: FastifyRequest, required = true): IdempotentRequest {
+  const key = request.headers['x-idempotency-key'];
+  return {
+    key: Array.isArray(key) ? key[0] : key,
+    required,
+    credentialId: callContext(request).principal.credentialId,
+    method: request.method,
+    path: request.url.split('?')[0] ?? request.url,
+    fingerprint: request.bodyFingerprint ?? requestFingerprint(request.body, request.headers['if-match']),
+  };
+}
+
+export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {
+  reply.code(outcome.status).headers(outcome.headers);
+  if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.send(outcome.body);
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import type { Clock } from '../../core/clock.ts';
+import { WardError } from '../../core/errors.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import {
+  completeClaim,
+  findIdempotencyRecord,
+  insertClaim,
+  releaseClaim,
+  takeOverClaim,
+} from '../../core/storage/stores/idempotency-store.ts';
+import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
+
+/** Keys are kept this long (contract §2). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A claim whose holder has not finished in this time is presumed dead and may be taken over. */
+export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type IdempotentRequest = {
+  /** The `X-Idempotency-Key` header, if sent. */
+  key: string | undefined;
+  /** Whether the route requires the header (API-key creation accepts but does not require it). */
+  required: boolean;
+  credentialId: string;
+  method: string;
+  path: string;
+  /** Hash of everything that makes two requests "the same" (see {@link requestFingerprint}). */
+  fingerprint: string;
+};
+
+/**
+ * The fingerprint of a request: its body as sent (before defaults are filled in), canonicalised so
+ * key order does not matter, and any precondition header.
+ */
+export function requestFingerprint(body: unknown, ifMatch: string | string[] | undefined): string {
+  return sha256(stringify({ body: body ?? null, ifMatch: ifMatch ?? null }) ?? '');
+}
+
+/** Where a key is stored: the key is scoped to the caller's credential, the method and the path. */
+export function idempotencyScopeKey(credentialId: string, method: string, path: string, key: string): string {
+  return sha256([credentialId, method, path, key.toLowerCase()].join('\n'));
+}
+
+export type StoredResponse = { status: number; headers: Record<string, string>; body: unknown };
+export type IdempotentOutcome = StoredResponse & { replayed: boolean };
+
+/**
+ * Runs a state-changing request at most once per idempotency key (contract §2):
+ * 1. claims the key in its own short transaction, so a concurrent duplicate sees the claim at once
+ *    and gets IDEMPOTENCY_KEY_IN_PROGRESS instead of running the work a second time;
+ * 2. runs the work and records its response in the SAME transaction as the change, so a crash can
+ *    never leave a committed change without its stored response (a retry would otherwise redo it);
+ * 3. on failure releases the claim: a failed request changed nothing, so a retry may run it again.
+ * `precheck` (preconditions such as If-Match) runs after the claim, so a replay is answered from the
+ * stored response even once the precondition no longer holds.
+ * A replay answers 200 with the stored headers and body, whatever the first status was.
+ */
+export async function executeIdempotent(
+  deps: { storage: Storage; clock: Clock },
+  request: IdempotentRequest,
+  work: (unit: WriteUnit) => Promise<StoredResponse>,
+  precheck?: () => Promise<void>,
+): Promise<IdempotentOutcome> {
+  if (request.key === undefined) {
+    if (request.required) throw new WardError('IDEMPOTENCY_KEY_REQUIRED');
+    await precheck?.();
+    const { result } = await runWrite(deps.storage, work);
+    return { ...result, replayed: false };
+  }
+  if (!UUID.test(request.key)) {
+    throw new WardError('VALIDATION_ERROR', 'X-Idempotency-Key must be a UUID.', {
+      errors: [{ in: 'header', pointer: '/x-idempotency-key', reason: 'must be a UUID' }],
+    });
+  }
+  const scopeKey = idempotencyScopeKey(request.credentialId, request.method, request.path, request.key);
+  const requestHash = request.fingerprint;
+
+  const replay = await claim(deps, scopeKey, requestHash);
+  if (replay) return { ...replay, status: 200, replayed: true };
+
+  try {
+    await precheck?.();
+    const { result } = await runWrite(deps.storage, async (unit) => {
+      const response = await work(unit);
+      await completeClaim(unit.tx, scopeKey, {
+        status_code: response.status,
+        headers: response.headers,
+        body: JSON.stringify(response.body),
+      });
+      return response;
+    });
+    return { ...result, replayed: false };
+  } catch (error) {
+    await releaseClaim(deps.storage.db, scopeKey, requestHash);
+    throw error;
+  }
+}
+
+/** Claims the key, or returns the stored response to replay, or throws the reason it cannot. */
+async function claim(
+  deps: { storage: Storage; clock: Clock },
+  scopeKey: string,
+  requestHash: string,
+): Promise<StoredResponse | undefined> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const now = deps.clock.now();
+    const fresh = {
+      request_hash: requestHash,
+      locked_until: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS).toISOString(),
+      expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString(),
+      created_at: now.toISOString(),
+    };
+    const existing = await findIdempotencyRecord(deps.storage.db, scopeKey);
+    if (!existing) {
+      if (await insertClaim(deps.storage.db, { scope_key: scopeKey, ...fresh })) return undefined;
+      continue; // another request claimed it between our read and insert: look again
+    }
+    const nowIso = now.toISOString();
+    const expired = existing.expires_at <= nowIso;
+    const abandoned = existing.state === 'in_progress' && existing.locked_until <= nowIso;
+    if (expired || abandoned) {
+      if (await takeOverClaim(deps.storage.db, existing, fresh)) return undefined;
+      continue;
+    }
+    if (existing.request_hash !== requestHash) {
+      throw new WardError('IDEMPOTENCY_KEY_REUSED', 'This X-Idempotency-Key was used with a different request.');
+    }
+    if (existing.state === 'in_progress') {
+      throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, 1000);
+    }
+    return {
+      status: existing.status_code ?? 200,
+      headers: existing.response_headers ?? {},
+      body: existing.response_body === null ? null : JSON.parse(existing.response_body),
+    };
+  }
+  throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, 1000);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,183 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { WardError } from '../../core/errors.ts';
+import { parseAgentId } from '../../core/ids.ts';
+import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import type { AgentRecord } from '../agents/agent-record.ts';
+import { STATUS_ACTIONS, STATUS_ACTION_NAMES } from '../agents/agent-status.ts';
+import { executeIdempotent } from '../idempotency/idempotency.ts';
+import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { parseIfMatch } from '../http/preconditions.ts';
+import {
+  AgentIdParams,
+  AgentListSchema,
+  AgentRecordSchema,
+  ListAgentsQuery,
+  RegisterAgentBody,
+  StatusChangeBody,
+  UpdateAgentBody,
+} from '../schemas/agent-schemas.ts';
+import { IdempotencyHeaders, errorResponses } from '../schemas/common.ts';
+
+const IfMatchHeaders = Type.Object({
+  ...IdempotencyHeaders.properties,
+  'if-match': Type.Optional(Type.String({ description: 'The ETag of the last GET, or *' })),
+});
+
+/** Agents: contract §3. Every write is idempotent by key and versioned by ETag. */
+export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { agents, storage, clock } = app.ward;
+  const writeDeps = { storage, clock };
+
+  /** `{id}` as a ULID, or a URI whose jurisdiction matches the record; anything else is not found. */
+  function resolveId(id: string): string {
+    const parsed = parseAgentId(id);
+    if (!parsed) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
+    return parsed.ulid;
+  }
+
+  async function loadChecked(id: string): Promise<AgentRecord> {
+    const record = await agents.get(resolveId(id));
+    const parsed = parseAgentId(id);
+    if (parsed?.jurisdiction && parsed.jurisdiction !== record.jurisdiction) {
+      throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
+    }
+    return record;
+  }
+
+  const recordHeaders = (record: AgentRecord) => ({ etag: `"${record.version}"` });
+  const tags = ['agents'];
+
+  app.post(
+    '/v1/agents',
+    {
+      schema: {
+        tags,
+        summary: 'Register an agent',
+        headers: IdempotencyHeaders,
+        body: RegisterAgentBody,
+        response: { 201: AgentRecordSchema, 200: AgentRecordSchema, ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await executeIdempotent(writeDeps, idempotentRequest(request), async (unit) => {
+        const record = await agents.register(unit, callContext(request), request.body);
+        const ulid = record.agent_id.slice(record.agent_id.lastIndexOf('/') + 1);
+        return { status: 201, headers: { ...recordHeaders(record), location: `/v1/agents/${ulid}` }, body: record };
+      });
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/v1/agents',
+    {
+      schema: {
+        tags,
+        summary: 'List agents',
+        querystring: ListAgentsQuery,
+        response: { 200: AgentListSchema, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { jurisdiction, status, cursor, limit } = request.query;
+      const filterJurisdiction = jurisdiction === undefined ? undefined : normaliseJurisdiction(jurisdiction);
+      if (jurisdiction !== undefined && !filterJurisdiction) {
+        throw new WardError('VALIDATION_ERROR', 'jurisdiction is not an ISO 3166-1 alpha-2 country code.', {
+          errors: [{ in: 'query', pointer: '/jurisdiction', reason: 'must be an assigned ISO 3166-1 alpha-2 code' }],
+        });
+      }
+      return agents.list(
+        { ...(filterJurisdiction ? { jurisdiction: filterJurisdiction } : {}), ...(status ? { status } : {}) },
+        { limit: limit ?? 20, ...(cursor ? { cursor } : {}) },
+      );
+    },
+  );
+
+  app.get(
+    '/v1/agents/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an agent',
+        params: AgentIdParams,
+        response: { 200: AgentRecordSchema, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const record = await loadChecked(request.params.id);
+      return reply.headers(recordHeaders(record)).send(record);
+    },
+  );
+
+  app.put(
+    '/v1/agents/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Replace an agent record',
+        params: AgentIdParams,
+        headers: IfMatchHeaders,
+        body: UpdateAgentBody,
+        response: { 200: AgentRecordSchema, ...errorResponses(404, 409, 412, 428) },
+      },
+    },
+    async (request, reply) => {
+      let expectedVersion: number | '*' = '*';
+      const outcome = await executeIdempotent(
+        writeDeps,
+        idempotentRequest(request),
+        async (unit) => {
+          const record = await agents.update(unit, callContext(request), resolveId(request.params.id), expectedVersion, request.body);
+          return { status: 200, headers: recordHeaders(record), body: record };
+        },
+        async () => {
+          // The precondition is checked against the record as it is now; a write that commits
+          // between this check and ours is caught inside the write as VERSION_CONFLICT.
+          const condition = parseIfMatch(request.headers['if-match']);
+          const current = await loadChecked(request.params.id);
+          if (condition !== '*' && !condition.includes(current.version)) {
+            throw new WardError('PRECONDITION_FAILED', undefined, { current_etag: `"${current.version}"` });
+          }
+          expectedVersion = condition === '*' ? '*' : current.version;
+        },
+      );
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  for (const action of STATUS_ACTION_NAMES) {
+    const rule = STATUS_ACTIONS[action];
+    app.post(
+      `/v1/agents/:id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: `${action[0]?.toUpperCase()}${action.slice(1)} an agent (${rule.from.join(' | ')} → ${rule.to})`,
+          params: AgentIdParams,
+          headers: IdempotencyHeaders,
+          body: Type.Optional(StatusChangeBody),
+          response: { 200: AgentRecordSchema, ...errorResponses(404, 409) },
+        },
+        // The body is optional for reinstate and retire: an absent one means "no reason".
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request, reply) => {
+        const outcome = await executeIdempotent(
+          writeDeps,
+          idempotentRequest(request),
+          async (unit) => {
+            const record = await agents.changeStatus(unit, callContext(request), resolveId(request.params.id), action, request.body?.reason);
+            return { status: 200, headers: recordHeaders(record), body: record };
+          },
+          async () => {
+            await loadChecked(request.params.id);
+          },
+        );
+        return sendOutcome(reply, outcome);
+      },
+    );
+  }
+};

@@ -1,0 +1,29 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from '../../core/config.ts';
+
+/** The OpenAPI 3.0.3 document is generated from the route schemas: one source for both. */
+export function openApiOptions(config: Config): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Ward registry API',
+        version: '1.0.0',
+        description: `Trust registry for health-care AI agents (${config.REGISTRY_TIER} registry, ${config.REGISTRY_JURISDICTION}).`,
+      },
+      tags: [
+        { name: 'agents', description: 'Agent records and their lifecycle' },
+        { name: 'metadata', description: 'Server metadata, keys and health' },
+      ],
+    },
+  };
+}
+
+export const openApiRoutes: FastifyPluginAsync = async (app) => {
+  app.get(
+    '/v1/openapi.json',
+    { schema: { tags: ['metadata'], summary: 'This OpenAPI 3.0.3 document' } },
+    async () => app.swagger(),
+  );
+};

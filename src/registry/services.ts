@@ -1,0 +1,24 @@
+import type { Clock } from '../core/clock.ts';
+import type { Config } from '../core/config.ts';
+import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
+import type { Storage } from '../core/storage/database.ts';
+import type { AgentService } from './agents/agent-service.ts';
+
+/** The registry's shared services, built once per app and reached by routes as `app.ward`. */
+export type RegistryServices = {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly signer: RegistrySigner;
+  readonly agents: AgentService;
+  /** Every route registered, as method and URL pattern (HEAD twins left out). */
+  readonly routes: ReadonlyArray<{ method: string; url: string }>;
+  /** The URL clients reach this registry at (configured, or the listen address once listening). */
+  baseUrl(): string;
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ward: RegistryServices;
+  }
+}

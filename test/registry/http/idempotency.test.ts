@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import {
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  idempotencyScopeKey,
+  requestFingerprint,
+} from '../../../src/registry/idempotency/idempotency.ts';
+import { BACKENDS, agentBody, buildTestRegistry, ulidOf } from '../../helpers/registry.ts';
+
+/** A clock the test moves by hand. */
+function manualClock(start = Date.parse('2026-11-22T10:00:00.000Z')) {
+  let now = start;
+  return { now: () => new Date(now), advance: (ms: number) => void (now += ms) };
+}
+
+for (const backend of BACKENDS) {
+  describe(`idempotency keys [${backend}]`, () => {
+    test('a POST without X-Idempotency-Key is 400 IDEMPOTENCY_KEY_REQUIRED and creates nothing', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const response = await registry.call({ method: 'POST', url: '/v1/agents', payload: agentBody() });
+      assert.equal(response.status, 400);
+      assert.equal(response.body.error.code, 'IDEMPOTENCY_KEY_REQUIRED');
+      assert.equal((await registry.call({ method: 'GET', url: '/v1/agents' })).body.total_count, 0);
+    });
+
+    test('a key that is not a UUID is 422 pointing at the header', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const response = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': 'abc' }, payload: agentBody() });
+      assert.equal(response.status, 422);
+      assert.deepEqual(response.body.error.details.errors, [{ in: 'header', pointer: '/x-idempotency-key', reason: 'must be a UUID' }]);
+    });
+
+    test('a retried create returns the stored record with 200 and Idempotent-Replayed, executing nothing again', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const request = { method: 'POST' as const, url: '/v1/agents', headers: { 'x-idempotency-key': randomUUID() }, payload: agentBody() };
+      const first = await registry.call(request);
+      const second = await registry.call(request);
+      assert.equal(first.status, 201);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      assert.equal(second.status, 200);
+      assert.equal(second.headers['idempotent-replayed'], 'true');
+      assert.equal(second.headers.location, first.headers.location);
+      assert.equal(second.headers.etag, first.headers.etag);
+      assert.deepEqual(second.body, first.body);
+      assert.equal((await registry.call({ method: 'GET', url: '/v1/agents' })).body.total_count, 1);
+    });
+
+    test('the same body with its keys in another order is the same request', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const key = randomUUID();
+      const body = agentBody();
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      const first = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: body });
+      const second = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: reordered });
+      assert.equal(first.status, 201);
+      assert.equal(second.status, 200);
+    });
+
+    test('the same key with a different body is 409 IDEMPOTENCY_KEY_REUSED', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const key = randomUUID();
+      await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      const reused = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      assert.equal(reused.status, 409);
+      assert.equal(reused.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(reused.body.error.retryable, false);
+    });
+
+    test('the same key on another path is a different request', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const key = randomUUID();
+      const a = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      const b = await registry.call({ method: 'POST', url: `/v1/agents/${ulidOf(a.body.agent_id)}/suspend`, headers: { 'x-idempotency-key': key }, payload: { reason: 'review' } });
+      assert.equal(b.status, 200);
+      assert.equal(b.body.status, 'suspended');
+    });
+
+    test('two identical requests racing create one agent; the loser is told to retry or gets the replay', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const request = { method: 'POST' as const, url: '/v1/agents', headers: { 'x-idempotency-key': randomUUID() }, payload: agentBody() };
+      const responses = await Promise.all(Array.from({ length: 6 }, () => registry.call(request)));
+      const statuses = responses.map((r) => r.status).sort();
+      assert.equal(statuses.filter((s) => s === 201).length, 1, statuses.join());
+      for (const response of responses.filter((r) => r.status === 409)) {
+        assert.equal(response.body.error.code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+        assert.equal(response.body.error.retryable, true);
+        assert.equal(response.body.error.retry_after_ms, 1000);
+        assert.equal(response.headers['retry-after'], '1');
+      }
+      assert.ok(responses.every((r) => [200, 201, 409].includes(r.status)), statuses.join());
+      assert.equal((await registry.call({ method: 'GET', url: '/v1/agents' })).body.total_count, 1);
+      const settled = await registry.call(request);
+      assert.equal(settled.status, 200);
+    });
+
+    test('a failed request stores nothing under its key, so a corrected retry with the same key runs', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const key = randomUUID();
+      const bad = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody({ jurisdiction: 'UK' }) });
+      assert.equal(bad.status, 422);
+      const good = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      assert.equal(good.status, 201);
+    });
+
+    test('a request rejected for PHI stores nothing, not even under its key', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const key = randomUUID();
+      const phi = await registry.call({
+        method: 'POST',
+        url: '/v1/agents',
+        headers: { 'x-idempotency-key': key },
+        payload: agentBody({ description: 'Patient NHS number 943 476 5919' }),
+      });
+      assert.equal(phi.status, 422);
+      assert.equal(phi.body.error.code, 'PHI_DETECTED');
+      const rows = await registry.storage.db.selectFrom('idempotency_keys').selectAll().execute();
+      assert.equal(rows.length, 0);
+      assert.equal((await registry.storage.db.selectFrom('events').selectAll().execute()).length, 0);
+    });
+
+    test('a claim abandoned by a crashed request is taken over once its lock expires', async (t) => {
+      const clock = manualClock();
+      const registry = await buildTestRegistry(t, backend, { clock });
+      const key = randomUUID();
+      const body = agentBody();
+      // What a process killed mid-request leaves behind: a claim with no response.
+      await registry.storage.db
+        .insertInto('idempotency_keys')
+        .values({
+          scope_key: idempotencyScopeKey('anonymous', 'POST', '/v1/agents', key),
+          request_hash: requestFingerprint(body, undefined),
+          state: 'in_progress',
+          status_code: null,
+          response_headers: null,
+          response_body: null,
+          locked_until: new Date(clock.now().getTime() + IDEMPOTENCY_LOCK_MS).toISOString(),
+          expires_at: new Date(clock.now().getTime() + IDEMPOTENCY_RETENTION_MS).toISOString(),
+          created_at: clock.now().toISOString(),
+        })
+        .execute();
+      const blocked = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: body });
+      assert.equal(blocked.body.error.code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+      clock.advance(IDEMPOTENCY_LOCK_MS + 1);
+      const taken = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: body });
+      assert.equal(taken.status, 201);
+    });
+
+    test('keys expire after 24 hours: the same key may then be used again', async (t) => {
+      const clock = manualClock();
+      const registry = await buildTestRegistry(t, backend, { clock });
+      const key = randomUUID();
+      const first = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      assert.equal(first.status, 201);
+      clock.advance(IDEMPOTENCY_RETENTION_MS - 1000);
+      const within = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      assert.equal(within.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+      clock.advance(2000);
+      const after = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: agentBody() });
+      assert.equal(after.status, 201);
+    });
+  });
+}

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { loadConfig } from '../../../src/core/config.ts';
+import { buildRegistry } from '../../../src/registry/app.ts';
+import { BLOCKED, ORDINARY } from '../../core/phi/corpus.ts';
+import { BACKENDS, agentBody, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
+
+for (const backend of BACKENDS) {
+  describe(`PHI guard on the registry routes [${backend}]`, () => {
+    test('PHI in a registration body is 422 PHI_DETECTED naming detector and pointer, never the value', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const response = await registry.call({
+        method: 'POST',
+        url: '/v1/agents',
+        headers: writeHeaders(),
+        payload: agentBody({ owner: { org_id: 'org-1', operator: 'MRN: 12345678' } }),
+      });
+      assert.equal(response.status, 422);
+      assert.equal(response.body.error.code, 'PHI_DETECTED');
+      assert.deepEqual(response.body.error.details.findings, [{ detector: 'mrn', in: 'body', pointer: '/owner/operator' }]);
+      assert.ok(!JSON.stringify(response.body).includes('12345678'));
+    });
+
+    test('PHI is caught before validation, in query strings and in path parameters too', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const invalidAndPhi = await registry.call({
+        method: 'POST',
+        url: '/v1/agents',
+        headers: writeHeaders(),
+        payload: { display_name: 'x', notes: { resourceType: 'Patient', name: [{ family: 'Doe' }] } },
+      });
+      assert.equal(invalidAndPhi.body.error.code, 'PHI_DETECTED', 'the guard runs before schema validation');
+      const query = await registry.call({ method: 'GET', url: '/v1/agents?cursor=' + encodeURIComponent('SSN 123-45-6789') });
+      assert.equal(query.body.error.code, 'PHI_DETECTED');
+      assert.deepEqual(query.body.error.details.findings[0].in, 'query');
+      const path = await registry.call({ method: 'GET', url: '/v1/agents/' + encodeURIComponent('dob: 1980-03-12') });
+      assert.equal(path.body.error.code, 'PHI_DETECTED');
+      assert.equal(path.body.error.details.findings[0].in, 'path');
+    });
+
+    test('every blocked sample of the corpus is refused by the registry and nothing is stored or emitted', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      for (const sample of BLOCKED) {
+        const response =
+          sample.in === 'body'
+            ? await registry.call({
+                method: 'POST',
+                url: '/v1/agents',
+                headers: writeHeaders({ 'content-type': 'application/json' }),
+                payload: JSON.stringify(sample.input),
+              })
+            : await registry.call({ method: 'GET', url: `/v1/agents?${new URLSearchParams(toQuery(sample.input))}` });
+        assert.equal(response.status, 422, sample.name);
+        assert.equal(response.body.error.code, 'PHI_DETECTED', sample.name);
+        assert.ok(
+          response.body.error.details.findings.some((f: { detector: string }) => f.detector === sample.detector),
+          sample.name,
+        );
+      }
+      assert.equal((await registry.storage.db.selectFrom('agents').selectAll().execute()).length, 0);
+      assert.equal((await registry.storage.db.selectFrom('events').selectAll().execute()).length, 0);
+      assert.equal((await registry.storage.db.selectFrom('idempotency_keys').selectAll().execute()).length, 0);
+    });
+
+    test('no ordinary sample of the corpus trips the guard, and the schema-valid ones register', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const bodies = ORDINARY.filter((s) => s.in === 'body' && isRegistration(s.input));
+      let registered = 0;
+      for (const [index, sample] of bodies.entries()) {
+        const body = { ...(sample.input as Record<string, unknown>), display_name: `Ordinary agent ${index}` };
+        const response = await registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: body });
+        assert.notEqual(response.body.error?.code, 'PHI_DETECTED', sample.name);
+        if (response.status === 201) registered += 1;
+      }
+      // Some samples put values the policy-tag schema refuses (objects, nulls); the rest must register.
+      assert.ok(registered >= 30, `only ${registered} of ${bodies.length} registered`);
+    });
+
+    test('PHI on a status change reason is refused and the status stays as it was', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry);
+      const response = await registry.call({
+        method: 'POST',
+        url: `/v1/agents/${ulidOf(agent.agent_id)}/suspend`,
+        headers: writeHeaders(),
+        payload: { reason: 'patient DOB 12/03/1980 leaked' },
+      });
+      assert.equal(response.body.error.code, 'PHI_DETECTED');
+      assert.equal((await registry.call({ method: 'GET', url: `/v1/agents/${ulidOf(agent.agent_id)}` })).body.status, 'active');
+    });
+
+    test('bodies nested deeper than the scan can see are refused', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      let deep: unknown = 'NHS number 943 476 5919';
+      for (let i = 0; i < 70; i += 1) deep = { nested: deep };
+      const body = agentBody({ trust: { jwks: { keys: [{ kty: 'EC', deep }] } } });
+      const response = await registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: body });
+      assert.equal(response.status, 422);
+      assert.equal((await registry.storage.db.selectFrom('agents').selectAll().execute()).length, 0);
+    });
+
+    test('a refused request leaves no trace of the value in the logs', async (t) => {
+      const lines: string[] = [];
+      const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+      const storage = await openTestStorage(t, backend);
+      const app = await buildRegistry({
+        config: loadConfig({ REGISTRY_ENV: 'test', REGISTRY_LOG_LEVEL: 'trace', ...storage.env }),
+        storage,
+        logStream: stream,
+      });
+      t.after(() => app.close());
+      await app.inject({ method: 'POST', url: '/v1/agents?note=' + encodeURIComponent('SSN 123-45-6789'), headers: writeHeaders(), payload: agentBody({ description: 'NHS 943 476 5919' }) });
+      await app.inject({ method: 'GET', url: '/v1/agents/' + encodeURIComponent('MRN 99887766') });
+      const log = lines.join('');
+      assert.ok(lines.length > 0, 'the requests were logged');
+      for (const secret of ['123-45-6789', '943 476 5919', '9434765919', '99887766']) assert.ok(!log.includes(secret), secret);
+    });
+  });
+}
+
+function toQuery(input: unknown): Array<[string, string]> {
+  return Object.entries(input as Record<string, unknown>).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, String(v)]),
+  );
+}
+
+function isRegistration(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && 'endpoints' in input && 'jurisdiction' in input;
+}
