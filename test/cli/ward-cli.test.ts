@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const WARD_CLI = join(REPO_ROOT, 'src', 'cli', 'ward.ts');
+const WARD_BIN = join(REPO_ROOT, 'bin', 'ward.js');
+
+/** A safety net: a command that should exit but starts serving instead fails rather than hangs. */
+const COMMAND_TIMEOUT_MS = 30_000;
+
+type CommandResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+/** The environment of this process without any Ward setting, so only what a test sets applies. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/^(REGISTRY_|DATABASE_|REDIS_|MESH_|CONSOLE_|GATEWAY_)/.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+function freshDataDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ward-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs a script with this Node (24) as a real child process and collects its output. */
+function run(
+  t: TestContext,
+  script: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CommandResult> {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const ward = (t: TestContext, args: readonly string[], env?: Record<string, string>) =>
+  run(t, WARD_CLI, args, env);
+
+function assertUsage(text: string): void {
+  assert.match(text, /Usage: ward <command>/);
+  for (const command of ['start', 'registry', 'migrate', 'help']) {
+    assert.match(text, new RegExp(`^\\s+${command}\\s`, 'm'), `usage lists "${command}"`);
+  }
+}
+
+describe('the ward command', () => {
+  test('ward help exits 0 and prints every command', async (t) => {
+    const result = await ward(t, ['help']);
+    assert.equal(result.code, 0, result.stderr);
+    assertUsage(result.stdout);
+  });
+
+  test('ward with no command prints the help and exits 0', async (t) => {
+    const result = await ward(t, []);
+    assert.equal(result.code, 0, result.stderr);
+    assertUsage(result.stdout);
+  });
+
+  test('an unknown command exits 2 and names the command on stderr', async (t) => {
+    const result = await ward(t, ['frobnicate']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown command "frobnicate"/);
+    assertUsage(result.stderr);
+    assert.equal(result.stdout, '');
+  });
+
+  test('bin/ward.js hands over to the CLI', async (t) => {
+    const result = await run(t, WARD_BIN, ['help']);
+    assert.equal(result.code, 0, result.stderr);
+    assertUsage(result.stdout);
+  });
+
+  describe('a bad configuration stops ward registry with a message naming the variable', () => {
+    const cases: { name: string; env: Record<string, string>; variable: string }[] = [
+      { name: 'a port that is not a number', env: { REGISTRY_PORT: 'abc' }, variable: 'REGISTRY_PORT' },
+      { name: 'a port out of range', env: { REGISTRY_PORT: '70000' }, variable: 'REGISTRY_PORT' },
+      {
+        name: 'the jurisdiction UK (not an ISO 3166-1 code)',
+        env: { REGISTRY_JURISDICTION: 'UK' },
+        variable: 'REGISTRY_JURISDICTION',
+      },
+      { name: 'an unknown log level', env: { REGISTRY_LOG_LEVEL: 'loud' }, variable: 'REGISTRY_LOG_LEVEL' },
+      {
+        name: 'a database URL that is not PostgreSQL',
+        env: { DATABASE_URL: 'mysql://db/ward' },
+        variable: 'DATABASE_URL',
+      },
+      {
+        name: 'production with authentication disabled (the default)',
+        env: { REGISTRY_ENV: 'production' },
+        variable: 'REGISTRY_AUTH_MODE',
+      },
+    ];
+    for (const { name, env, variable } of cases) {
+      test(`${name} is refused naming ${variable}`, async (t) => {
+        const result = await ward(t, ['registry'], { REGISTRY_DATA_DIR: freshDataDir(t), ...env });
+        assert.equal(result.signal, null, `ward registry did not exit by itself; stdout: ${result.stdout}`);
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(result.stderr, new RegExp(`configuration error: ${variable}\\b`));
+        assert.doesNotMatch(result.stdout, /registry listening/);
+      });
+    }
+  });
+
+  test('ward start is refused in production with the default auth mode too', async (t) => {
+    const result = await ward(t, ['start'], {
+      REGISTRY_DATA_DIR: freshDataDir(t),
+      REGISTRY_ENV: 'production',
+    });
+    assert.equal(result.signal, null, `ward start did not exit by itself; stdout: ${result.stdout}`);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /REGISTRY_AUTH_MODE/);
+  });
+
+  for (const backend of BACKENDS) {
+    test(`[${backend}] ward migrate applies the initial migration once, then reports up to date`, async (t) => {
+      // openTestStorage gives an empty database (it does not migrate) and removes it afterwards.
+      const { env: storageEnv } = await openTestStorage(t, backend);
+      const first = await ward(t, ['migrate'], storageEnv);
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(first.stdout.trim(), 'applied: 001-initial');
+      const second = await ward(t, ['migrate'], storageEnv);
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.stdout.trim(), 'up to date');
+    });
+  }
+
+  test('ward migrate creates a data directory that does not exist yet', async (t) => {
+    const dataDir = join(freshDataDir(t), 'nested', 'data');
+    const result = await ward(t, ['migrate'], { REGISTRY_DATA_DIR: dataDir });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'applied: 001-initial');
+  });
+});
