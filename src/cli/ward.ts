@@ -3,7 +3,8 @@
 // with a message naming the variable.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../core/config.ts';
-import { migrateToLatest, openStorage, storageOptionsFromConfig } from '../core/storage/database.ts';
+import { openStorage, storageOptionsFromConfig } from '../core/storage/database.ts';
+import { migrateToLatest } from '../core/storage/migrator.ts';
 import { closeOnSignals, startRegistry } from '../registry/server.ts';
 
 const USAGE = `Usage: ward <command>

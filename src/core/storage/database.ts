@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { adaptNodeSqlite, openSqlite } from './sqlite-adapter.ts';
 
@@ -12,8 +11,6 @@ export type Backend = 'sqlite' | 'postgres';
 export type Storage = {
   readonly db: Kysely<Database>;
   readonly backend: Backend;
-  /** The PostgreSQL schema the tables live in (`public` unless configured); undefined on SQLite. */
-  readonly schema?: string;
   close(): Promise<void>;
 };
 
@@ -53,7 +50,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, backend: 'postgres', schema: options.schema ?? 'public', close: () => db.destroy() };
+  return { db, backend: 'postgres', close: () => db.destroy() };
 }
 
 async function createSchema(url: string, schema: string): Promise<void> {
@@ -64,23 +61,6 @@ async function createSchema(url: string, schema: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/**
- * Applies every pending migration. Safe to run from several instances at once: Kysely takes a lock
- * (an advisory lock on PostgreSQL) around the run. Returns the names applied now.
- */
-export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  // Naming the schema matters: left unnamed, Kysely looks for its bookkeeping tables in every
-  // schema of the database and can mistake another schema's for ours.
-  const migrator = new Migrator({
-    db: storage.db,
-    provider: migrationProvider,
-    ...(storage.schema ? { migrationTableSchema: storage.schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /** A cheap round trip, for readiness checks. */
