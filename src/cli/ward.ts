@@ -1,60 +1,36 @@
 #!/usr/bin/env node
 // The `ward` command (contract §1). Each command loads the configuration once; a bad value stops it
-// with a message naming the variable.
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../core/config.ts';
-import { openStorage, storageOptionsFromConfig } from '../core/storage/database.ts';
-import { migrateToLatest } from '../core/storage/migrator.ts';
-import { closeOnSignals, startRegistry } from '../registry/server.ts';
+// with a message naming the variable. Commands live one per file in ./commands/.
+import { ConfigError } from '../core/config.ts';
+import type { WardCommand } from './command.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { registryCommand, startCommand } from './commands/registry.ts';
 
-const USAGE = `Usage: ward <command>
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand];
 
-Commands:
-  start      start the registry on the embedded default (console and gateway come with later releases)
-  registry   start the registry REST API (REGISTRY_PORT, default 8080)
-  migrate    apply pending database migrations and exit
-  help       show this text
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`);
+  return `Usage: ward <command> [options]\n\nCommands:\n${lines.join('\n')}\n  ${'help'.padEnd(width)} show this text\n\nConfiguration is read from the environment; see docs/configuration.md.`;
+}
 
-Configuration is read from the environment; see docs/configuration.md.`;
-
-async function main(argv: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
-  const command = positionals[0] ?? 'help';
-  switch (command) {
-    case 'start':
-    case 'registry': {
-      const app = await startRegistry(loadConfig());
-      closeOnSignals([app]);
-      if (command === 'start') {
-        console.log(`Ward registry: ${app.ward.baseUrl()}  (OpenAPI: ${app.ward.baseUrl()}/v1/openapi.json)`);
-      }
-      return -1; // keep running
-    }
-    case 'migrate': {
-      const config = loadConfig();
-      const storage = await openStorage(storageOptionsFromConfig(config));
-      try {
-        const applied = await migrateToLatest(storage);
-        console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'up to date');
-      } finally {
-        await storage.close();
-      }
-      return 0;
-    }
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return 0;
-    default:
-      console.error(`ward: unknown command "${command}"\n\n${USAGE}`);
-      return 2;
+async function main(argv: string[]): Promise<number | 'running'> {
+  const [name = 'help', ...args] = argv;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    console.log(usage());
+    return 0;
   }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    console.error(`ward: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return command.run(args);
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exitCode = code;
+    if (code !== 'running') process.exitCode = code;
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`ward: configuration error: ${error.message}`);

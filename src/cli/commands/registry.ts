@@ -1,0 +1,24 @@
+import { loadConfig } from '../../core/config.ts';
+import { closeOnSignals, startRegistry } from '../../registry/server.ts';
+import type { WardCommand } from '../command.ts';
+
+export const registryCommand: WardCommand = {
+  name: 'registry',
+  summary: 'start the registry REST API (REGISTRY_PORT, default 8080)',
+  async run() {
+    const app = await startRegistry(loadConfig());
+    closeOnSignals([app]);
+    return 'running';
+  },
+};
+
+export const startCommand: WardCommand = {
+  name: 'start',
+  summary: 'start the whole service on the embedded default and print its URLs',
+  async run() {
+    const app = await startRegistry(loadConfig());
+    closeOnSignals([app]);
+    console.log(`Ward registry: ${app.ward.baseUrl()}  (OpenAPI: ${app.ward.baseUrl()}/v1/openapi.json)`);
+    return 'running';
+  },
+};
