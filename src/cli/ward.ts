@@ -3,10 +3,11 @@
 // with a message naming the variable. Commands live one per file in ./commands/.
 import { ConfigError } from '../core/config.ts';
 import type { WardCommand } from './command.ts';
+import { ledgerCommand } from './commands/ledger.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { registryCommand, startCommand } from './commands/registry.ts';
 
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand];
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, ledgerCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;

@@ -44,7 +44,16 @@ export const ConfigSchema = Type.Object({
   ),
   REGISTRY_CORS_ORIGINS: Type.Optional(Type.String()),
   REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
+  REGISTRY_HEALTH_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 30_000 }),
+  REGISTRY_HEALTH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
+  REGISTRY_HEALTH_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
+  /** Off turns the background prober off on this instance (readings stay as they are). */
+  REGISTRY_HEALTH_PROBES: Type.Boolean({ default: true }),
+  /** Signed discovery answers kept per instance; 0 turns the cache off. */
+  REGISTRY_DISCOVERY_CACHE_ENTRIES: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
   REGISTRY_ATTESTATION_ISSUERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** How long events stay in the stream (resumable by cursor); the transparency ledger keeps everything. */
+  REGISTRY_EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
   MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),
   CONSOLE_PORT: Type.Integer({ ...Port, default: 3000 }),
   GATEWAY_PORT: Type.Integer({ ...Port, default: 8100 }),
@@ -61,13 +70,11 @@ export class ConfigError extends Error {
   }
 }
 
-const BOOLEAN_KEYS = new Set(['REGISTRY_SIGN_RESPONSES', 'REGISTRY_ALLOW_PRIVATE_ENDPOINTS']);
-const INTEGER_KEYS = new Set(['REGISTRY_PORT', 'CONSOLE_PORT', 'GATEWAY_PORT', 'DATABASE_POOL_SIZE']);
-
-/** Environment strings to typed values; anything unparseable is left as is so validation names it. */
+/** Environment strings to typed values by the schema's type; anything unparseable is left for validation to name. */
 function coerce(key: string, raw: string): unknown {
-  if (BOOLEAN_KEYS.has(key)) return raw === 'true' ? true : raw === 'false' ? false : raw;
-  if (INTEGER_KEYS.has(key)) return /^\d+$/.test(raw) ? Number(raw) : raw;
+  const type = (ConfigSchema.properties as Record<string, { type?: string }>)[key]?.type;
+  if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (type === 'integer') return /^\d+$/.test(raw) ? Number(raw) : raw;
   return raw;
 }
 

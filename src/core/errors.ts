@@ -24,6 +24,13 @@ export const ERROR_CODES = {
   AGENT_CONFLICT: { status: 409, retryable: false, title: 'The organisation already has an agent of that name.' },
   INVALID_STATE_TRANSITION: { status: 409, retryable: false, title: 'The status change is not allowed.' },
   AGENT_NOT_MUTABLE: { status: 409, retryable: false, title: 'A revoked or retired agent cannot be updated.' },
+  // Discovery, routing and trust (contract §4, §5)
+  AGENT_NOT_ACTIVE: { status: 409, retryable: false, title: 'The agent is not active and trust-validated.' },
+  NO_ROUTE: { status: 422, retryable: false, title: 'No endpoint meets the request.' },
+  REGISTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No such registry.' },
+  // Event stream and transparency ledger (contract §6)
+  CURSOR_EXPIRED: { status: 410, retryable: false, title: 'The events after this cursor are no longer retained.' },
+  LEDGER_ENTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No ledger entry with this leaf hash.' },
   // Server side
   INTERNAL_ERROR: { status: 500, retryable: true, title: 'The server failed to complete the request.' },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true, title: 'The service is not ready.' },

@@ -8,7 +8,14 @@ import { loadRegistrySigner } from '../core/crypto/registry-signer.ts';
 import { openStorage, storageOptionsFromConfig, type Storage } from '../core/storage/database.ts';
 import { migrateToLatest } from '../core/storage/migrator.ts';
 import { deleteExpiredIdempotencyKeys } from '../core/storage/stores/idempotency-store.ts';
+import { registryUri } from '../core/ids.ts';
 import { createAgentService } from './agents/agent-service.ts';
+import { createDiscoveryService } from './discovery/discovery-service.ts';
+import { createHealthProber } from './health/health-prober.ts';
+import { createRoutingService } from './routing/routing-service.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
+import { routingRoutes } from './routes/routing.ts';
+import { trustRoutes } from './routes/trust.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerPhiGuard } from './http/phi-guard.ts';
 import { fingerprintBeforeValidation, requestIdFor } from './http/request-context.ts';
@@ -18,6 +25,9 @@ import { metadataRoutes } from './routes/metadata.ts';
 import { openApiRoutes, openApiOptions } from './routes/openapi.ts';
 import type { RegistryServices } from './services.ts';
 import { loadKnownIssuers } from './trust/known-issuers.ts';
+import { createLedgerService } from './ledger/ledger-service.ts';
+import { eventRoutes, type EventRoutesOptions } from './routes/events.ts';
+import { transparencyRoutes } from './routes/transparency.ts';
 
 export type BuildRegistryOptions = {
   config: Config;
@@ -27,6 +37,8 @@ export type BuildRegistryOptions = {
   /** `false` silences logging (tests); otherwise pino at REGISTRY_LOG_LEVEL to stdout or `logStream`. */
   logger?: false;
   logStream?: DestinationStream;
+  /** Event-stream tunables (ping interval, stall timeout…); tests shorten them. */
+  events?: EventRoutesOptions;
 };
 
 /** Contract §2: bodies over 1 MiB are refused. */
@@ -66,17 +78,53 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
     });
+    const registryId = registryUri(config.REGISTRY_JURISDICTION, config.REGISTRY_NAME);
+    const baseUrl = () => publicBaseUrl(config, listeningPort(app));
+    // A registry without a parent is its own trust anchor (contract §5); federation extends this.
+    const trustChain = () => ({ delegationChain: [registryId], statements: [] });
+    const agents = createAgentService({
+      storage,
+      trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
+    });
+    const discovery = createDiscoveryService({
+      storage,
+      registryJurisdiction: config.REGISTRY_JURISDICTION,
+      trustBundleUrl: (agentId) => `${baseUrl()}/v1/trust/bundle?subject=${encodeURIComponent(agentId)}`,
+    });
+    const healthProber = createHealthProber({
+      storage,
+      clock,
+      options: {
+        intervalMs: config.REGISTRY_HEALTH_INTERVAL_MS,
+        timeoutMs: config.REGISTRY_HEALTH_TIMEOUT_MS,
+        concurrency: config.REGISTRY_HEALTH_CONCURRENCY,
+        // Contract §4: private and loopback targets only outside production, or when allowed.
+        allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS,
+      },
+      log: (error) => app.log.warn({ err: error }, 'health probe round failed'),
+    });
     const services: RegistryServices = {
       config,
+      healthProber,
       storage,
       clock,
       signer,
-      agents: createAgentService({
-        storage,
-        trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
+      agents,
+      ledger: createLedgerService({ storage, signer, clock }),
+      discovery,
+      routing: createRoutingService({
+        agents,
+        discovery,
+        signer,
+        registryId,
+        trustChain,
+        signResponses: config.REGISTRY_SIGN_RESPONSES,
+        staleAfterMs: 3 * config.REGISTRY_HEALTH_INTERVAL_MS,
       }),
+      registryId,
+      trustChain,
       routes,
-      baseUrl: () => publicBaseUrl(config, listeningPort(app)),
+      baseUrl,
     };
     app.decorate('ward', services);
     app.setValidatorCompiler(validatorCompiler);
@@ -91,6 +139,11 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(swagger, openApiOptions(config));
     await app.register(metadataRoutes);
     await app.register(agentRoutes);
+    await app.register(eventRoutes, options.events ?? {});
+    await app.register(transparencyRoutes);
+    await app.register(discoveryRoutes);
+    await app.register(routingRoutes);
+    await app.register(trustRoutes);
     await app.register(openApiRoutes);
 
     const sweep = setInterval(() => {
@@ -99,7 +152,10 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       );
     }, 10 * 60 * 1000);
     sweep.unref();
+    // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
+    if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onClose', async () => {
+      await healthProber.stop();
       clearInterval(sweep);
       if (ownsStorage) await storage.close();
     });

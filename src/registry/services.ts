@@ -3,6 +3,10 @@ import type { Config } from '../core/config.ts';
 import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
 import type { Storage } from '../core/storage/database.ts';
 import type { AgentService } from './agents/agent-service.ts';
+import type { LedgerService } from './ledger/ledger-service.ts';
+import type { DiscoveryService } from './discovery/discovery-service.ts';
+import type { HealthProber } from './health/health-prober.ts';
+import type { RoutingService } from './routing/routing-service.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
 export type RegistryServices = {
@@ -11,6 +15,15 @@ export type RegistryServices = {
   readonly clock: Clock;
   readonly signer: RegistrySigner;
   readonly agents: AgentService;
+  /** The transparency ledger's read side (proofs, signed tree heads). */
+  readonly ledger: LedgerService;
+  readonly discovery: DiscoveryService;
+  readonly routing: RoutingService;
+  readonly healthProber: HealthProber;
+  /** This registry's URI, `registry://<jurisdiction>/registries/<name>`. */
+  readonly registryId: string;
+  /** The delegation chain from the root down to this registry, and the statements that prove it. */
+  trustChain(): { delegationChain: string[]; statements: string[] };
   /** Every route registered, as method and URL pattern (HEAD twins left out). */
   readonly routes: ReadonlyArray<{ method: string; url: string }>;
   /** The URL clients reach this registry at (configured, or the listen address once listening). */

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { hashLeaf, merkleRoot, toHex } from '../../src/core/crypto/merkle.ts';
+import { isLedgerEventType } from '../../src/core/ledger-entry.ts';
 import { openStorage, type Backend, type StorageOptions } from '../../src/core/storage/database.ts';
 import { BACKENDS, agentBody, openTestStorage, ulidOf } from '../helpers/registry.ts';
 
@@ -350,6 +352,18 @@ describe('crash safety of the registry process', () => {
             [...listedIds].sort(),
             'agent.registered events and records match one to one',
           );
+
+          // The transparency ledger went down with them: one leaf per ledgered event, in order, and
+          // the signed root is the root of those leaves.
+          const leaves = await storage.db.selectFrom('ledger_leaves').select(['seq', 'entry']).orderBy('leaf_index').execute();
+          assert.deepEqual(
+            leaves.map((leaf) => Number(leaf.seq)),
+            events.filter((event) => isLedgerEventType(event.type)).map((event) => Number(event.seq)),
+            'one ledger leaf per ledgered event, in sequence order',
+          );
+          const sth = (await getJson(`${restarted.baseUrl}/v1/transparency/sth`)).body;
+          const leafHashes = leaves.map((leaf) => hashLeaf(new TextEncoder().encode(leaf.entry)));
+          assert.equal(sth.root_hash, toHex(merkleRoot(leafHashes)), 'the signed root is the root of the leaves');
 
           const rows = await storage.db
             .selectFrom('agents')

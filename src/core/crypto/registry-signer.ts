@@ -20,6 +20,8 @@ export type RegistrySigner = {
   sign(payload: unknown, typ?: string): Promise<string>;
   /** The public keys clients verify with (RFC 7517 JWKS); never a private member. */
   jwks(): PublicJwks;
+  /** The published keys with their validity windows (the trust anchors of this registry). */
+  publishedKeys(): ReadonlyArray<{ kid: string; alg: string; not_before: string; not_after: string | null }>;
 };
 
 /**
@@ -46,6 +48,7 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
         .setProtectedHeader({ alg: keyAlg, kid, typ })
         .sign(privateKey),
     jwks: () => jwks,
+    publishedKeys: () => published.map(({ kid, alg, not_before, not_after }) => ({ kid, alg, not_before, not_after })),
   };
 }
 

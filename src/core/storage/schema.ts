@@ -7,10 +7,15 @@ import type { ColumnType } from 'kysely';
  */
 export type Database = {
   agents: AgentsTable;
+  agent_skills: AgentSkillsTable;
+  endpoint_health: EndpointHealthTable;
+  leases: LeasesTable;
   events: EventsTable;
   event_sequence: EventSequenceTable;
   idempotency_keys: IdempotencyKeysTable;
   signing_keys: SigningKeysTable;
+  ledger_leaves: LedgerLeavesTable;
+  ledger_nodes: LedgerNodesTable;
 };
 
 export type AgentsTable = {
@@ -23,10 +28,27 @@ export type AgentsTable = {
   version: number;
   trust_state: string;
   trust_level: number;
+  token_binding: ColumnType<string, string | undefined, string>;
+  best_priority: ColumnType<number, number | undefined, number>;
+  health_rank: ColumnType<number, number | undefined, number>;
   record: string;
   created_at: string;
   updated_at: string;
 };
+
+export type AgentSkillsTable = { skill: string; agent_id: string };
+
+export type EndpointHealthTable = {
+  agent_id: string;
+  endpoint_index: number;
+  url: string;
+  status: string;
+  reason: string | null;
+  latency_ms: number | null;
+  checked_at: string;
+};
+
+export type LeasesTable = { name: string; holder: string; expires_at: string };
 
 /** PostgreSQL returns BIGINT as a string; the stores convert. */
 export type EventsTable = {
@@ -63,4 +85,19 @@ export type SigningKeysTable = {
   not_before: string;
   not_after: string | null;
   created_at: string;
+};
+
+/** One transparency-ledger leaf: the entry text whose UTF-8 bytes are hashed, and that hash (hex). */
+export type LedgerLeavesTable = {
+  leaf_index: ColumnType<number | string, number, never>;
+  seq: ColumnType<number | string, number, never>;
+  leaf_hash: string;
+  entry: string;
+};
+
+/** A complete perfect subtree of the ledger (level 0 = leaf); written once, never updated. */
+export type LedgerNodesTable = {
+  level: number;
+  node_index: ColumnType<number | string, number, never>;
+  hash: string;
 };

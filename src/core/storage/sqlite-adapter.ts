@@ -7,11 +7,24 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * the whole difference. Booleans become 0/1 because node:sqlite binds no booleans.
  */
 export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
+  // Kysely prepares every query afresh; preparing is a large share of a small query's cost, so
+  // statements are kept per SQL text (bounded: texts vary with the number of IN-list values).
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
-    prepare: (sql) => adaptStatement(database.prepare(sql)),
+    prepare: (sql) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = adaptStatement(database.prepare(sql));
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
   };
 }
+
+const STATEMENT_CACHE_SIZE = 500;
 
 function adaptStatement(statement: StatementSync): SqliteStatement {
   return {

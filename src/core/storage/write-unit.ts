@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Storage } from './database.ts';
 import type { Database } from './schema.ts';
+import { announceCommitInTransaction, signalEventsCommitted } from './commit-signal.ts';
 import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
+import { appendLedgerLeaves } from './stores/ledger-store.ts';
 
 /**
  * One registry mutation: a transaction plus the events it emits. Every write goes through
@@ -11,7 +13,9 @@ import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-st
  *   while n is still uncommitted);
  * - events are inserted in the same transaction as the change, so no change is without its event
  *   and no event describes a change that rolled back;
- * - checks made inside the unit (conflicts, versions, transitions) see every committed write.
+ * - checks made inside the unit (conflicts, versions, transitions) see every committed write;
+ * - every event of a mutation becomes a transparency-ledger leaf in the same transaction, and
+ *   stream readers are woken once it commits (commit-signal.ts).
  */
 export type WriteUnit = {
   readonly tx: Kysely<Database>;
@@ -22,7 +26,7 @@ export async function runWrite<T>(
   storage: Storage,
   work: (unit: WriteUnit) => Promise<T>,
 ): Promise<{ result: T; events: StoredEvent[] }> {
-  return storage.db.transaction().execute(async (tx) => {
+  const outcome = await storage.db.transaction().execute(async (tx) => {
     const lastSeq = await lockSequence(tx);
     const pending: NewEvent[] = [];
     const result = await work({ tx, emit: (event) => pending.push(event) });
@@ -33,9 +37,15 @@ export async function runWrite<T>(
         .set({ last_seq: lastSeq + events.length })
         .where('id', '=', 1)
         .execute();
+      // The ledger leaves and the cross-instance wake-up commit (or roll back) with the change.
+      await appendLedgerLeaves(tx, events);
+      await announceCommitInTransaction(tx, storage.backend, lastSeq + events.length);
     }
     return { result, events };
   });
+  const last = outcome.events.at(-1);
+  if (last) signalEventsCommitted(storage, last.seq);
+  return outcome;
 }
 
 async function lockSequence(tx: Kysely<Database>): Promise<number> {

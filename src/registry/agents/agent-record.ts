@@ -24,6 +24,8 @@ export type EndpointHealth = {
   status: 'healthy' | 'unhealthy' | 'unknown';
   checked_at: string | null;
   latency_ms: number | null;
+  /** Why the last probe failed (`unreachable`, `timeout`, …); null when healthy or never probed. */
+  reason: string | null;
 };
 
 export type Capabilities = {

@@ -10,9 +10,15 @@ import {
   insertAgent,
   listAgentPage,
   replaceAgent,
+  replaceSkills,
   type AgentFilter,
   type AgentRow,
 } from '../../core/storage/stores/agent-store.ts';
+import {
+  clearEndpointHealth,
+  listEndpointHealth,
+  type EndpointHealthRow,
+} from '../../core/storage/stores/endpoint-health-store.ts';
 import type { WriteUnit } from '../../core/storage/write-unit.ts';
 import type { EventType } from '../events/event-types.ts';
 import { validateTrustMaterial } from '../trust/trust-validation.ts';
@@ -94,11 +100,14 @@ export function createAgentService(deps: AgentServiceDeps) {
       const uri = agentUri(jurisdiction, id);
       await assertNoNameConflict(unit, document);
       const trust = await validate(document, { agent_id: uri, jurisdiction }, now);
-      const row = buildRow({ id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at }, { ...document, trust_validation: trust, status_reason: null });
-      await insertAgent(unit.tx, row);
+      const row = buildRow(
+        { id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at, health_rank: UNKNOWN_RANK },
+        { ...document, trust_validation: trust, status_reason: null },
+      );
+      await insertAgent(unit.tx, row, document.capabilities.skills);
       emit(unit, 'agent.registered', row, { status: row.status, jurisdiction, display_name: document.display_name }, at);
       emitTrustOutcome(unit, row, trust, at);
-      return toAgentRecord(row);
+      return toAgentRecord(row, []);
     },
 
     /**
@@ -124,16 +133,19 @@ export function createAgentService(deps: AgentServiceDeps) {
       const now = ctx.clock.now();
       const at = now.toISOString();
       const trust = await validate(document, { agent_id: current.agent_uri, jurisdiction: current.jurisdiction }, now);
+      // New endpoints make the old health readings meaningless: back to unknown until probed.
       const row = buildRow(
-        { ...current, uri: current.agent_uri, version: current.version + 1, updated_at: at },
+        { ...current, uri: current.agent_uri, version: current.version + 1, updated_at: at, health_rank: UNKNOWN_RANK },
         { ...document, trust_validation: trust, status_reason: previous.status_reason },
       );
       if (!(await replaceAgent(unit.tx, row, current.version))) {
         throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri });
       }
+      await replaceSkills(unit.tx, row.id, document.capabilities.skills);
+      await clearEndpointHealth(unit.tx, row.id);
       emit(unit, 'agent.updated', row, { status: row.status, display_name: document.display_name }, at);
       emitTrustOutcome(unit, row, trust, at);
-      return toAgentRecord(row);
+      return toAgentRecord(row, []);
     },
 
     async changeStatus(unit: WriteUnit, ctx: CallContext, id: string, action: StatusAction, reason: string | undefined): Promise<AgentRecord> {
@@ -157,13 +169,13 @@ export function createAgentService(deps: AgentServiceDeps) {
         throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri });
       }
       emit(unit, rule.event, row, { from, to, reason: reason ?? null }, at);
-      return toAgentRecord(row);
+      return withHealth(unit.tx, row);
     },
 
     async get(id: string): Promise<AgentRecord> {
       const row = await findAgent(storage.db, id);
       if (!row) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
-      return toAgentRecord(row);
+      return withHealth(storage.db, row);
     },
 
     async list(filter: AgentFilter, page: { cursor?: string; limit: number }): Promise<AgentPage> {
@@ -173,7 +185,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       const pageRows = rows.slice(0, page.limit);
       const last = pageRows.at(-1);
       return {
-        agents: pageRows.map(toAgentRecord),
+        agents: await toAgentRecords(storage.db, pageRows),
         next_cursor: rows.length > page.limit && last ? encodeCursor('agents', last.id) : null,
         total_count: await countAgents(storage.db, filter),
       };
@@ -189,8 +201,21 @@ function invalidJurisdiction(): WardError {
   });
 }
 
+/** Health ranks as stored: the best reading among an agent's endpoints. */
+export const HEALTH_RANKS = { healthy: 2, unknown: 1, unhealthy: 0 } as const;
+const UNKNOWN_RANK = HEALTH_RANKS.unknown;
+
 function buildRow(
-  meta: { id: string; uri: string; jurisdiction: string; status: string; version: number; created_at: string; updated_at: string },
+  meta: {
+    id: string;
+    uri: string;
+    jurisdiction: string;
+    status: string;
+    version: number;
+    created_at: string;
+    updated_at: string;
+    health_rank: number;
+  },
   document: StoredDocument,
 ): AgentRow {
   return {
@@ -203,16 +228,31 @@ function buildRow(
     version: meta.version,
     trust_state: document.trust_validation.state,
     trust_level: document.trust_validation.level,
+    token_binding: document.capabilities.token_binding,
+    best_priority: Math.min(...document.endpoints.map((endpoint) => endpoint.priority)),
+    health_rank: meta.health_rank,
     record: document,
     created_at: meta.created_at,
     updated_at: meta.updated_at,
   };
 }
 
-const UNKNOWN_HEALTH = { status: 'unknown', checked_at: null, latency_ms: null } as const;
+/** Records for rows, each with its endpoints' latest health readings (one query for all). */
+export async function toAgentRecords(db: Storage['db'], rows: readonly AgentRow[]): Promise<AgentRecord[]> {
+  const health = await listEndpointHealth(db, rows.map((row) => row.id));
+  return rows.map((row) => toAgentRecord(row, health.get(row.id) ?? []));
+}
 
-/** The row as the API returns it; endpoint health is `unknown` until a prober has read it. */
-export function toAgentRecord(row: AgentRow): AgentRecord {
+async function withHealth(db: Storage['db'], row: AgentRow): Promise<AgentRecord> {
+  const [record] = await toAgentRecords(db, [row]);
+  return record as AgentRecord;
+}
+
+/**
+ * The row as the API returns it. An endpoint without a reading whose URL matches is `unknown`
+ * (never probed, or its address changed since).
+ */
+export function toAgentRecord(row: AgentRow, readings: readonly EndpointHealthRow[]): AgentRecord {
   const document = row.record as StoredDocument;
   return {
     agent_id: row.agent_uri,
@@ -220,7 +260,15 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     jurisdiction: row.jurisdiction,
     status: row.status as AgentStatus,
     status_reason: document.status_reason,
-    endpoints: document.endpoints.map((endpoint) => ({ ...endpoint, health: { ...UNKNOWN_HEALTH } })),
+    endpoints: document.endpoints.map((endpoint, index) => {
+      const reading = readings.find((r) => r.endpoint_index === index && r.url === endpoint.url);
+      return {
+        ...endpoint,
+        health: reading
+          ? { status: reading.status, checked_at: reading.checked_at, latency_ms: reading.latency_ms, reason: reading.reason }
+          : { status: 'unknown' as const, checked_at: null, latency_ms: null, reason: null },
+      };
+    }),
     capabilities: document.capabilities,
     trust: document.trust,
     owner: document.owner,

@@ -14,6 +14,9 @@ export function openApiOptions(config: Config): SwaggerOptions {
       },
       tags: [
         { name: 'agents', description: 'Agent records and their lifecycle' },
+        { name: 'discovery', description: 'Finding agents by capability and trust posture' },
+        { name: 'routing', description: 'Signed routing advice' },
+        { name: 'trust', description: 'Trust anchors and bundles' },
         { name: 'metadata', description: 'Server metadata, keys and health' },
       ],
     },

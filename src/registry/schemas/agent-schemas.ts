@@ -131,6 +131,7 @@ const EndpointView = Type.Object({
     status: StringEnum(['healthy', 'unhealthy', 'unknown'] as const),
     checked_at: Nullable(Timestamp),
     latency_ms: Nullable(Type.Number()),
+    reason: Nullable(Type.String()),
   }),
 });
 

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
 /**
@@ -15,6 +15,9 @@ export type AgentRow = {
   version: number;
   trust_state: string;
   trust_level: number;
+  token_binding: string;
+  best_priority: number;
+  health_rank: number;
   record: Record<string, unknown>;
   created_at: string;
   updated_at: string;
@@ -22,16 +25,41 @@ export type AgentRow = {
 
 type Db = Kysely<Database>;
 
-function fromRow(row: Database['agents']): AgentRow {
-  return { ...row, version: Number(row.version), trust_level: Number(row.trust_level), record: JSON.parse(row.record) };
+type SelectedAgent = Omit<AgentRow, 'record'> & { record: string };
+
+function fromRow(row: SelectedAgent): AgentRow {
+  return {
+    ...row,
+    version: Number(row.version),
+    trust_level: Number(row.trust_level),
+    best_priority: Number(row.best_priority),
+    health_rank: Number(row.health_rank),
+    record: JSON.parse(row.record),
+  };
 }
 
-function toRow(agent: AgentRow): Database['agents'] {
+function toRow(agent: AgentRow) {
   return { ...agent, record: JSON.stringify(agent.record) };
 }
 
-export async function insertAgent(tx: Db, agent: AgentRow): Promise<void> {
+/** Inserts an agent and its skill index rows. */
+export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
   await tx.insertInto('agents').values(toRow(agent)).execute();
+  await writeSkills(tx, agent.id, skills);
+}
+
+/** Replaces the skill index rows of an agent (after an update changed its capabilities). */
+export async function replaceSkills(tx: Db, agentId: string, skills: readonly string[]): Promise<void> {
+  await tx.deleteFrom('agent_skills').where('agent_id', '=', agentId).execute();
+  await writeSkills(tx, agentId, skills);
+}
+
+async function writeSkills(tx: Db, agentId: string, skills: readonly string[]): Promise<void> {
+  if (skills.length === 0) return;
+  await tx
+    .insertInto('agent_skills')
+    .values(skills.map((skill) => ({ skill, agent_id: agentId })))
+    .execute();
 }
 
 export async function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
@@ -93,4 +121,65 @@ export async function countAgents(db: Db, filter: AgentFilter): Promise<number> 
   if (filter.status) query = query.where('status', '=', filter.status);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+export type DiscoveryFilter = {
+  skill: string;
+  jurisdiction?: string;
+  tokenBinding?: string;
+  /** Agents of this jurisdiction rank before others at equal trust and health. */
+  preferredJurisdiction: string;
+};
+
+/**
+ * A slice of the discoverable agents with a skill (active and trust-validated), in ranking order:
+ * trust level, best endpoint health, jurisdiction match, best endpoint priority, age, id.
+ *
+ * Two steps: rank ids (sorting narrow rows), then read only the slice's records. The CROSS JOIN pins
+ * SQLite's join order to skill index → agent (its planner, without statistics, otherwise walks every
+ * active agent); to PostgreSQL it is an ordinary join.
+ */
+export async function listDiscoverableBySkill(
+  db: Db,
+  filter: DiscoveryFilter,
+  page: { offset: number; limit: number },
+): Promise<AgentRow[]> {
+  let query = db
+    .selectFrom('agent_skills as s')
+    .crossJoin('agents as a')
+    .select('a.id')
+    .whereRef('a.id', '=', 's.agent_id')
+    .where('s.skill', '=', filter.skill)
+    .where('a.status', '=', 'active')
+    .where('a.trust_state', '=', 'validated');
+  if (filter.jurisdiction) query = query.where('a.jurisdiction', '=', filter.jurisdiction);
+  if (filter.tokenBinding) query = query.where('a.token_binding', '=', filter.tokenBinding);
+  const ranked = await query
+    .orderBy('a.trust_level', 'desc')
+    .orderBy('a.health_rank', 'desc')
+    .orderBy(sql`case when a.jurisdiction = ${filter.preferredJurisdiction} then 0 else 1 end`)
+    .orderBy('a.best_priority', 'asc')
+    .orderBy('a.created_at', 'asc')
+    .orderBy('a.id', 'asc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  if (ranked.length === 0) return [];
+  const ids = ranked.map((row) => row.id);
+  const rows = await db.selectFrom('agents').selectAll().where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((row) => [row.id, fromRow(row)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** Sets the health rank of an agent without touching its version (health is not owner data). */
+export async function setHealthRank(tx: Db, agentId: string, healthRank: number): Promise<void> {
+  await tx.updateTable('agents').set({ health_rank: healthRank }).where('id', '=', agentId).execute();
+}
+
+/** Every active agent with at least one endpoint to probe, in id order, a page at a time. */
+export async function listActiveAgentPage(db: Db, page: { afterId?: string; limit: number }): Promise<AgentRow[]> {
+  let query = db.selectFrom('agents').selectAll().where('status', '=', 'active');
+  if (page.afterId) query = query.where('id', '>', page.afterId);
+  const rows = await query.orderBy('id', 'asc').limit(page.limit).execute();
+  return rows.map(fromRow);
 }

@@ -42,3 +42,46 @@ export async function listEvents(
     data: JSON.parse(row.data) as Record<string, unknown>,
   }));
 }
+
+/** The sequence number of the last committed event (0 before the first), pruned or not. */
+export async function lastCommittedSeq(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirst();
+  return row ? Number(row.last_seq) : 0;
+}
+
+/**
+ * The lowest sequence number still kept: the retained events are always the contiguous range from
+ * here to the last committed one. With every event pruned, the one after the last committed.
+ */
+export async function oldestRetainedSeq(db: Kysely<Database>): Promise<number> {
+  // Read the counter first: if the table is then empty, nothing up to it is left.
+  const last = await lastCommittedSeq(db);
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.min('seq').as('oldest'))
+    .executeTakeFirst();
+  return row?.oldest === null || row?.oldest === undefined ? last + 1 : Number(row.oldest);
+}
+
+/**
+ * Deletes the events that occurred before `cutoff` (RFC 3339), always as a prefix of the sequence:
+ * up to the newest such event, so a clock that ran behind on one instance can shorten an event's
+ * stay but never leave a hole that a reader resuming from an older cursor would fall into.
+ * Returns the number deleted.
+ */
+export async function pruneEventsBefore(db: Kysely<Database>, cutoff: string): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('seq').as('through'))
+    .where('occurred_at', '<', cutoff)
+    .executeTakeFirst();
+  if (row?.through === null || row?.through === undefined) return 0;
+  const result = await db.deleteFrom('events').where('seq', '<=', Number(row.through)).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The sequence number of the latest committed event: a cheap generation number for caches. */
+export async function latestSequence(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirst();
+  return Number(row?.last_seq ?? 0);
+}

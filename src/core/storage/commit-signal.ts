@@ -1,0 +1,53 @@
+import { sql, type Kysely } from 'kysely';
+import type { Backend, Storage } from './database.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * Wake-ups for event readers once a write unit's events are committed. They carry no events: a
+ * woken reader reads `seq > last delivered` from the events table, the one source of truth, so a
+ * lost or duplicated wake-up delays nothing beyond the reader's next poll and never skips an event.
+ *
+ * Two paths:
+ * - in this process, after the commit returns ({@link signalEventsCommitted});
+ * - on PostgreSQL, `pg_notify` inside the write transaction, which PostgreSQL delivers only when
+ *   the transaction commits (and never if it rolls back) to every instance LISTENing on the schema's
+ *   channel (see commit-listener.ts).
+ */
+type CommitListener = (lastSeq: number) => void;
+
+const listeners = new WeakMap<Storage, Set<CommitListener>>();
+
+/** Calls `listener` with the last sequence number after each write unit that committed events. */
+export function onEventsCommitted(storage: Storage, listener: CommitListener): () => void {
+  let set = listeners.get(storage);
+  if (!set) {
+    set = new Set();
+    listeners.set(storage, set);
+  }
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/** Tells this process's listeners that events up to `lastSeq` are committed. */
+export function signalEventsCommitted(storage: Storage, lastSeq: number): void {
+  for (const listener of listeners.get(storage) ?? []) listener(lastSeq);
+}
+
+/**
+ * The channel name, computed by SQL on the connection itself so writers and listeners agree on the
+ * schema they really use. Per schema, because several registries (and test runs) may share one
+ * database; hashed, because a channel name is an identifier of at most 63 bytes.
+ */
+export const COMMIT_CHANNEL_EXPRESSION = "'ward_events_' || md5(current_schema())";
+
+/** Queues the cross-instance wake-up; PostgreSQL sends it at commit. No-op on SQLite (one process). */
+export async function announceCommitInTransaction(tx: Kysely<Database>, backend: Backend, lastSeq: number): Promise<void> {
+  if (backend !== 'postgres') return;
+  await sql`select pg_notify(${sql.raw(COMMIT_CHANNEL_EXPRESSION)}, ${String(lastSeq)})`.execute(tx);
+}
+
+/** The channel this storage's writers notify on (PostgreSQL only). */
+export async function commitChannelOf(storage: Storage): Promise<string> {
+  const { rows } = await sql<{ channel: string }>`select ${sql.raw(COMMIT_CHANNEL_EXPRESSION)} as channel`.execute(storage.db);
+  return (rows[0] as { channel: string }).channel;
+}

@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+type Db = Kysely<Database>;
+
+export type EndpointHealthRow = {
+  agent_id: string;
+  endpoint_index: number;
+  url: string;
+  status: 'healthy' | 'unhealthy' | 'unknown';
+  reason: string | null;
+  latency_ms: number | null;
+  checked_at: string;
+};
+
+/** The latest readings of the given agents, grouped by agent id. */
+export async function listEndpointHealth(db: Db, agentIds: readonly string[]): Promise<Map<string, EndpointHealthRow[]>> {
+  const byAgent = new Map<string, EndpointHealthRow[]>();
+  if (agentIds.length === 0) return byAgent;
+  const rows = await db.selectFrom('endpoint_health').selectAll().where('agent_id', 'in', agentIds).execute();
+  for (const row of rows) {
+    const reading = { ...row, endpoint_index: Number(row.endpoint_index), latency_ms: row.latency_ms === null ? null : Number(row.latency_ms) } as EndpointHealthRow;
+    const list = byAgent.get(row.agent_id) ?? [];
+    list.push(reading);
+    byAgent.set(row.agent_id, list);
+  }
+  return byAgent;
+}
+
+export async function upsertEndpointHealth(tx: Db, reading: EndpointHealthRow): Promise<void> {
+  await tx
+    .insertInto('endpoint_health')
+    .values(reading)
+    .onConflict((oc) =>
+      oc.columns(['agent_id', 'endpoint_index']).doUpdateSet({
+        url: reading.url,
+        status: reading.status,
+        reason: reading.reason,
+        latency_ms: reading.latency_ms,
+        checked_at: reading.checked_at,
+      }),
+    )
+    .execute();
+}
+
+/** Forgets an agent's readings: its endpoints changed, so the old readings describe other addresses. */
+export async function clearEndpointHealth(tx: Db, agentId: string): Promise<void> {
+  await tx.deleteFrom('endpoint_health').where('agent_id', '=', agentId).execute();
+}

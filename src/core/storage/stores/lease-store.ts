@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+/**
+ * Takes or renews a named lease: succeeds when nobody holds it, the holder's lease expired, or the
+ * caller already holds it. One statement, so two instances cannot both win.
+ */
+export async function acquireLease(
+  db: Kysely<Database>,
+  lease: { name: string; holder: string; now: string; expiresAt: string },
+): Promise<boolean> {
+  await db
+    .insertInto('leases')
+    .values({ name: lease.name, holder: lease.holder, expires_at: lease.expiresAt })
+    .onConflict((oc) =>
+      oc
+        .column('name')
+        .doUpdateSet({ holder: lease.holder, expires_at: lease.expiresAt })
+        .where((eb) => eb.or([eb('leases.expires_at', '<=', lease.now), eb('leases.holder', '=', lease.holder)])),
+    )
+    .execute();
+  const row = await db.selectFrom('leases').select('holder').where('name', '=', lease.name).executeTakeFirst();
+  return row?.holder === lease.holder;
+}
+
+export async function releaseLease(db: Kysely<Database>, name: string, holder: string): Promise<void> {
+  await db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
+}

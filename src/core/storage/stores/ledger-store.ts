@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely';
+import {
+  appendLeaves,
+  hashFromHex,
+  hashLeaf,
+  peaksOf,
+  toHex,
+  type Node,
+  type NodeRef,
+} from '../../crypto/merkle.ts';
+import { encodeLedgerEntry, isLedgerEventType } from '../../ledger-entry.ts';
+import type { Database } from '../schema.ts';
+import type { StoredEvent } from './event-store.ts';
+
+/** One leaf as stored: its position, the event it records, the exact entry text and its hash. */
+export type LedgerLeaf = { leafIndex: number; seq: number; leafHash: string; entry: string };
+
+/** Rows per insert statement: far below SQLite's bound-parameter limit. */
+const INSERT_CHUNK = 200;
+
+/**
+ * Appends the ledgered events of a write unit as leaves, with every perfect subtree they complete.
+ * Must run inside the unit's transaction, which holds the `event_sequence` lock: appends are
+ * serialised, so the tree size read here cannot change underneath.
+ */
+export async function appendLedgerLeaves(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
+  const ledgered = events.filter((event) => isLedgerEventType(event.type));
+  if (ledgered.length === 0) return;
+  const treeSize = await ledgerTreeSize(tx);
+  const peakRefs = peaksOf(treeSize);
+  const stored = await readLedgerNodes(tx, peakRefs);
+  const peaks = peakRefs.map((ref) => ({ ...ref, hash: stored.get(nodeKey(ref)) as Uint8Array }));
+  if (peaks.some((peak) => peak.hash === undefined)) throw new Error('the ledger is missing a subtree hash');
+
+  const entries = ledgered.map((event) => encodeLedgerEntry(event));
+  const leafHashes = entries.map((entry) => hashLeaf(new TextEncoder().encode(entry)));
+  const { created } = appendLeaves(peaks, treeSize, leafHashes);
+
+  const leafRows = ledgered.map((event, i) => ({
+    leaf_index: treeSize + i,
+    seq: event.seq,
+    leaf_hash: toHex(leafHashes[i] as Uint8Array),
+    entry: entries[i] as string,
+  }));
+  for (let i = 0; i < leafRows.length; i += INSERT_CHUNK) {
+    await tx.insertInto('ledger_leaves').values(leafRows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+  const nodeRows = created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) }));
+  for (let i = 0; i < nodeRows.length; i += INSERT_CHUNK) {
+    await tx.insertInto('ledger_nodes').values(nodeRows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+}
+
+/** The number of leaves committed so far. */
+export async function ledgerTreeSize(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_leaves')
+    .select((eb) => eb.fn.max('leaf_index').as('last'))
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
+}
+
+/** Stored subtree hashes by `level:index`; refs with no stored node are absent from the map. */
+export async function readLedgerNodes(db: Kysely<Database>, refs: readonly NodeRef[]): Promise<Map<string, Uint8Array>> {
+  const found = new Map<string, Uint8Array>();
+  if (refs.length === 0) return found;
+  const rows = await db
+    .selectFrom('ledger_nodes')
+    .select(['level', 'node_index', 'hash'])
+    .where((eb) => eb.or(refs.map((ref) => eb.and([eb('level', '=', ref.level), eb('node_index', '=', ref.index)]))))
+    .execute();
+  for (const row of rows) {
+    const hash = hashFromHex(row.hash);
+    if (hash) found.set(nodeKey({ level: row.level, index: Number(row.node_index) }), hash);
+  }
+  return found;
+}
+
+/** The key {@link readLedgerNodes} files a node under. */
+export function nodeKey(ref: NodeRef): string {
+  return `${ref.level}:${ref.index}`;
+}
+
+/** Leaves `[start, end)` in index order. */
+export async function listLedgerLeaves(db: Kysely<Database>, start: number, end: number): Promise<LedgerLeaf[]> {
+  if (end <= start) return [];
+  const rows = await db
+    .selectFrom('ledger_leaves')
+    .selectAll()
+    .where('leaf_index', '>=', start)
+    .where('leaf_index', '<', end)
+    .orderBy('leaf_index', 'asc')
+    .execute();
+  return rows.map((row) => ({ leafIndex: Number(row.leaf_index), seq: Number(row.seq), leafHash: row.leaf_hash, entry: row.entry }));
+}
+
+/** The lowest leaf index with this hash (lower-case hex), if any. */
+export async function findLeafIndexByHash(db: Kysely<Database>, leafHashHex: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('ledger_leaves')
+    .select('leaf_index')
+    .where('leaf_hash', '=', leafHashHex)
+    .orderBy('leaf_index', 'asc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.leaf_index) : undefined;
+}

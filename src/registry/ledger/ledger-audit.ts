@@ -1,0 +1,155 @@
+import type { JWK } from 'jose';
+import {
+  EMPTY_ROOT,
+  appendLeaves,
+  foldNodes,
+  hashFromHex,
+  hashLeaf,
+  sameHash,
+  toHex,
+  type Node,
+} from '../../core/crypto/merkle.ts';
+import {
+  TreeHeadError,
+  verifyConsistency,
+  verifyInclusion,
+  verifySignedTreeHead,
+  type SignedTreeHeadDocument,
+  type VerifiedTreeHead,
+} from './ledger-verifier.ts';
+
+export type LedgerAuditOptions = {
+  /** The registry's base URL, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** Leaf indexes whose entry and inclusion in the signed tree head to check. */
+  leaves?: readonly number[];
+  /** A tree head this client verified before: the current one must be consistent with it. */
+  previous?: SignedTreeHeadDocument | undefined;
+  /** Download every entry and recompute the root from the leaves (O(n); for audits). */
+  full?: boolean;
+  fetch?: typeof fetch;
+};
+
+export type AuditCheck = { name: string; ok: boolean; detail: string };
+export type LedgerAuditReport = { ok: boolean; checks: AuditCheck[]; treeHead?: SignedTreeHeadDocument };
+
+type EntryDocument = { leaf_index: number; leaf_hash: string; seq: number; leaf: string };
+
+/**
+ * What `ward ledger verify` does, as a library: fetches the registry's JWKS and signed tree head
+ * and checks the head's signature, then (as asked) its consistency with an earlier head, the
+ * inclusion of chosen leaves (hashing the entry text itself, never trusting the hash the registry
+ * lists) and the whole tree. Every proof is checked against the signed root only. Never throws for
+ * a failed check: the report lists each with its outcome.
+ */
+export async function auditLedger(options: LedgerAuditOptions): Promise<LedgerAuditReport> {
+  const checks: AuditCheck[] = [];
+  const pass = (name: string, detail: string) => checks.push({ name, ok: true, detail });
+  const fail = (name: string, detail: string) => checks.push({ name, ok: false, detail });
+  const get = getter(options.baseUrl, options.fetch ?? fetch);
+  try {
+    const jwks = (await get('/.well-known/jwks.json')) as { keys: JWK[] };
+    const document = (await get('/v1/transparency/sth')) as SignedTreeHeadDocument;
+    let head: VerifiedTreeHead;
+    try {
+      head = await verifySignedTreeHead(document, jwks);
+      pass('signed tree head', `size ${head.treeSize}, root ${toHex(head.rootHash)}, signed by ${head.kid ?? '?'}`);
+    } catch (error) {
+      fail('signed tree head', error instanceof TreeHeadError ? error.message : String(error));
+      return { ok: false, checks };
+    }
+
+    if (options.previous) await checkConsistency(options.previous, head, jwks, get, pass, fail);
+    for (const leafIndex of options.leaves ?? []) await checkInclusion(leafIndex, head, get, pass, fail);
+    if (options.full) await checkWholeTree(head, get, pass, fail);
+    return { ok: checks.every((check) => check.ok), checks, treeHead: document };
+  } catch (error) {
+    fail('registry', (error as Error).message);
+    return { ok: false, checks };
+  }
+}
+
+type Get = (path: string) => Promise<unknown>;
+type Report = (name: string, detail: string) => void;
+
+function getter(baseUrl: string, fetchImpl: typeof fetch): Get {
+  const base = baseUrl.replace(/\/+$/, '');
+  return async (path) => {
+    const response = await fetchImpl(`${base}${path}`, { headers: { accept: 'application/json' } });
+    const body = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+    if (!response.ok) throw new Error(`GET ${path} answered ${response.status} ${body?.error?.code ?? ''}`.trim());
+    return body;
+  };
+}
+
+async function checkConsistency(
+  previous: SignedTreeHeadDocument,
+  head: VerifiedTreeHead,
+  jwks: { keys: JWK[] },
+  get: Get,
+  pass: Report,
+  fail: Report,
+): Promise<void> {
+  const name = `consistency ${previous.tree_size} → ${head.treeSize}`;
+  let before: VerifiedTreeHead;
+  try {
+    before = await verifySignedTreeHead(previous, jwks);
+  } catch (error) {
+    return fail(name, `the earlier tree head does not verify: ${(error as Error).message}`);
+  }
+  if (before.treeSize > head.treeSize) return fail(name, 'the log is smaller than it was: history was removed');
+  const proof = (await get(`/v1/transparency/proof/consistency?first=${before.treeSize}&second=${head.treeSize}`)) as {
+    consistency_path: string[];
+  };
+  const path = decodePath(proof.consistency_path);
+  if (path && verifyConsistency(before.treeSize, head.treeSize, before.rootHash, head.rootHash, path)) {
+    pass(name, 'the current log extends the earlier one');
+  } else {
+    fail(name, 'the current log does not extend the earlier one: history was rewritten');
+  }
+}
+
+async function checkInclusion(leafIndex: number, head: VerifiedTreeHead, get: Get, pass: Report, fail: Report): Promise<void> {
+  const name = `inclusion of leaf ${leafIndex}`;
+  if (!Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= head.treeSize) {
+    return fail(name, `not a leaf of the signed tree (size ${head.treeSize})`);
+  }
+  const page = (await get(`/v1/transparency/entries?start=${leafIndex}&limit=1`)) as { entries: EntryDocument[] };
+  const entry = page.entries[0];
+  if (!entry || entry.leaf_index !== leafIndex) return fail(name, 'the registry did not return the entry');
+  const leafHash = hashLeaf(new TextEncoder().encode(entry.leaf));
+  const proof = (await get(`/v1/transparency/proof/inclusion?leaf_index=${leafIndex}&tree_size=${head.treeSize}`)) as {
+    inclusion_path: string[];
+  };
+  const path = decodePath(proof.inclusion_path);
+  if (path && verifyInclusion(leafHash, leafIndex, head.treeSize, path, head.rootHash)) {
+    pass(name, `seq ${entry.seq}, leaf hash ${toHex(leafHash)}`);
+  } else {
+    fail(name, 'the entry as served is not the one the signed tree contains: it was altered');
+  }
+}
+
+async function checkWholeTree(head: VerifiedTreeHead, get: Get, pass: Report, fail: Report): Promise<void> {
+  const name = `every leaf of ${head.treeSize}`;
+  // Folded into the tree's peaks page by page: O(n) time, O(log n) memory, whatever the size.
+  let peaks: Node[] = [];
+  let count = 0;
+  while (count < head.treeSize) {
+    const page = (await get(`/v1/transparency/entries?start=${count}&limit=100`)) as { entries: EntryDocument[] };
+    const entries = page.entries.slice(0, head.treeSize - count);
+    if (entries.length === 0) return fail(name, `the registry served ${count} entries only`);
+    if (entries.some((entry, i) => entry.leaf_index !== count + i)) return fail(name, `the entries after ${count} are out of order`);
+    const leafHashes = entries.map((entry) => hashLeaf(new TextEncoder().encode(entry.leaf)));
+    peaks = appendLeaves(peaks, count, leafHashes).peaks;
+    count += entries.length;
+  }
+  const root = count === 0 ? EMPTY_ROOT : foldNodes(peaks.map((peak) => peak.hash));
+  if (sameHash(root, head.rootHash)) pass(name, 'the entries hash to the signed root');
+  else fail(name, 'the entries do not hash to the signed root: an entry was altered');
+}
+
+function decodePath(path: unknown): Uint8Array[] | undefined {
+  if (!Array.isArray(path)) return undefined;
+  const hashes = path.map((item) => (typeof item === 'string' ? hashFromHex(item) : undefined));
+  return hashes.every((hash) => hash !== undefined) ? (hashes as Uint8Array[]) : undefined;
+}

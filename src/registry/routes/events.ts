@@ -1,0 +1,109 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../core/config.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import { lastCommittedSeq, listEvents, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
+import { openEventHub } from '../events/event-hub.ts';
+import { schedulePruning } from '../events/event-retention.ts';
+import { DEFAULT_EVENT_STREAM_OPTIONS, startEventStream, type EventStream, type EventStreamOptions } from '../events/event-stream.ts';
+import { assertStreamAllowed } from '../events/stream-access.ts';
+import { parseEventTypes, requestedPosition, resolveStartSeq } from '../events/stream-position.ts';
+import { callContext } from '../http/request-context.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { EventStreamHeaders, EventStreamQuery, EventStreamResponse } from '../schemas/event-schemas.ts';
+
+/** Stream tunables; tests shorten the ping interval and the stall timeout. */
+export type EventRoutesOptions = Partial<EventStreamOptions>;
+
+/**
+ * `GET /v1/events/stream` (contract §6), plus what keeps it honest: one wake-up hub per instance and
+ * the retention prune. Everything that can fail with a status (tier, filters, cursor) is checked
+ * before the response is taken over, so those answers go out in the error envelope; after that the
+ * response belongs to the stream (event-stream.ts).
+ */
+export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, overrides) => {
+  const { storage, config, clock } = app.ward;
+  const options: EventStreamOptions = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...definedOnly(overrides) };
+  const hub = await openEventHub(storage, {
+    postgres: listenTarget(config, storage),
+    onError: (error) => app.log.warn({ err: error }, 'event wake-up connection failed; reconnecting'),
+  });
+  const stopPruning = schedulePruning(storage, clock, config.REGISTRY_EVENT_RETENTION_DAYS, (error) =>
+    app.log.warn({ err: error }, 'event retention prune failed'),
+  );
+  const active = new Set<EventStream>();
+  // Open streams would keep the server from closing; end them first, telling clients why.
+  app.addHook('preClose', async () => {
+    for (const stream of active) stream.stop('shutting_down');
+  });
+  app.addHook('onClose', async () => {
+    stopPruning();
+    await hub.close();
+  });
+
+  app.get(
+    '/v1/events/stream',
+    {
+      schema: {
+        tags: ['events'],
+        summary: 'Stream registry changes (server-sent events)',
+        querystring: EventStreamQuery,
+        headers: EventStreamHeaders,
+        response: { 200: EventStreamResponse, ...errorResponses(410) },
+      },
+    },
+    async (request, reply) => {
+      assertStreamAllowed(callContext(request));
+      const types = parseEventTypes(request.query.event_types);
+      const startAfter = await resolveStartSeq(requestedPosition(request.query.cursor, request.headers['last-event-id']), {
+        lastCommittedSeq: () => lastCommittedSeq(storage.db),
+        oldestRetainedSeq: () => oldestRetainedSeq(storage.db),
+      });
+
+      if (request.method === 'HEAD') {
+        // A HEAD answer has no body, so there is nothing to stream: the headers alone.
+        return reply.code(200).type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache, no-transform').send();
+      }
+      reply.hijack();
+      // The connection carries nothing after the stream, so it is closed with it rather than kept
+      // alive, where it would hold up a graceful shutdown until the client's idle timeout.
+      reply.raw.shouldKeepAlive = false;
+      reply.raw.writeHead(200, {
+        ...headersSetSoFar(reply.getHeaders()),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        // Reverse proxies (nginx) would otherwise buffer the stream.
+        'x-accel-buffering': 'no',
+      });
+      reply.raw.socket?.setNoDelay(true);
+      const stream = startEventStream({
+        sink: reply.raw,
+        readAfter: (afterSeq, limit) => listEvents(storage.db, { afterSeq, limit }),
+        subscribe: hub.subscribe,
+        startAfter,
+        types,
+        options,
+        onError: (error) => request.log.warn({ err: error }, 'event stream failed'),
+      });
+      active.add(stream);
+      void stream.finished.then(() => active.delete(stream));
+    },
+  );
+};
+
+/** The connection the LISTEN session needs: the configured PostgreSQL database and schema. */
+function listenTarget(config: Config, storage: Storage) {
+  if (storage.backend !== 'postgres' || !config.DATABASE_URL) return undefined;
+  return { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** What hooks set so far (X-Request-Id): a hijacked reply no longer sends them by itself. */
+function headersSetSoFar(headers: Record<string, number | string | string[] | undefined>): OutgoingHttpHeaders {
+  const set: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) set[name] = value;
+  return set;
+}

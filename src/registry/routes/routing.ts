@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WardError } from '../../core/errors.ts';
+import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import { callContext } from '../http/request-context.ts';
+import { RouteBody, RoutingResponseSchema } from '../schemas/discovery-schemas.ts';
+import { errorResponses } from '../schemas/common.ts';
+
+/**
+ * `POST /v1/route` (contract §4). It changes nothing, so it needs no idempotency key and ignores one.
+ * The weighted choice among equal endpoints is seeded by the request id: send the same X-Request-Id to
+ * get the same answer.
+ */
+export const routingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/route',
+    {
+      schema: {
+        tags: ['routing'],
+        summary: 'Routing advice for an agent or a capability',
+        body: RouteBody,
+        response: { 200: RoutingResponseSchema, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const errors = [];
+      if ((body.target === undefined) === (body.capability === undefined)) {
+        errors.push({ in: 'body', pointer: '', reason: 'exactly one of target or capability is required' });
+      }
+      const jurisdictions: Record<string, string | undefined> = {};
+      for (const field of ['jurisdiction', 'caller_jurisdiction'] as const) {
+        const value = body[field];
+        if (value === undefined) continue;
+        jurisdictions[field] = normaliseJurisdiction(value);
+        if (!jurisdictions[field]) errors.push({ in: 'body', pointer: `/${field}`, reason: 'must be an assigned ISO 3166-1 alpha-2 code' });
+      }
+      if (errors.length > 0) throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors });
+      return app.ward.routing.route(callContext(request), { ...body, ...jurisdictions });
+    },
+  );
+};

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WardError } from '../../core/errors.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { errorResponses } from '../schemas/common.ts';
+import {
+  ConsistencyQuery,
+  ConsistencyResponse,
+  EntriesQuery,
+  EntriesResponse,
+  InclusionQuery,
+  InclusionResponse,
+  SignedTreeHeadResponse,
+} from '../schemas/transparency-schemas.ts';
+
+const CURSOR_KIND = 'ledger';
+
+/** The transparency ledger (contract §6; docs/transparency.md). Read-only, no authentication needed. */
+export const transparencyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ledger } = app.ward;
+  const tags = ['transparency'];
+
+  app.get(
+    '/v1/transparency/entries',
+    {
+      schema: {
+        tags,
+        summary: 'List ledger entries by leaf index',
+        querystring: EntriesQuery,
+        response: { 200: EntriesResponse, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { start, cursor, limit } = request.query;
+      if (start !== undefined && cursor !== undefined) throw invalid('/start', 'must not be combined with cursor');
+      const from = cursor === undefined ? (start ?? 0) : leafIndexFromCursor(cursor);
+      const page = await ledger.entries(from, limit ?? 20);
+      return {
+        tree_size: page.tree_size,
+        entries: page.entries,
+        next_cursor: page.next_start === null ? null : encodeCursor(CURSOR_KIND, String(page.next_start)),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/transparency/sth',
+    { schema: { tags, summary: 'The signed tree head', response: { 200: SignedTreeHeadResponse, ...errorResponses() } } },
+    async () => ledger.signedTreeHead(),
+  );
+
+  app.get(
+    '/v1/transparency/proof/inclusion',
+    {
+      schema: {
+        tags,
+        summary: 'Inclusion proof of a leaf (by index or hash) in a tree of a given size',
+        querystring: InclusionQuery,
+        response: { 200: InclusionResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { leaf_index: index, leaf_hash: hash, tree_size: treeSize } = request.query;
+      if ((index === undefined) === (hash === undefined)) {
+        throw invalid('/leaf_index', 'exactly one of leaf_index and leaf_hash is required');
+      }
+      return ledger.inclusionProof(index === undefined ? { hash: hash as string } : { index }, treeSize);
+    },
+  );
+
+  app.get(
+    '/v1/transparency/proof/consistency',
+    {
+      schema: {
+        tags,
+        summary: 'Consistency proof between two tree sizes',
+        querystring: ConsistencyQuery,
+        response: { 200: ConsistencyResponse, ...errorResponses() },
+      },
+    },
+    async (request) => ledger.consistencyProof(request.query.first, request.query.second),
+  );
+};
+
+function leafIndexFromCursor(cursor: string): number {
+  const position = decodeCursor(cursor, CURSOR_KIND);
+  if (!/^\d{1,16}$/.test(position) || !Number.isSafeInteger(Number(position))) {
+    throw invalid('/cursor', 'unknown cursor');
+  }
+  return Number(position);
+}
+
+function invalid(pointer: string, reason: string): WardError {
+  return new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'query', pointer, reason }] });
+}

@@ -1,0 +1,168 @@
+import type { CallContext } from '../../core/call-context.ts';
+import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import { WardError } from '../../core/errors.ts';
+import { parseAgentId } from '../../core/ids.ts';
+import type { AgentRecord, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
+import type { AgentService } from '../agents/agent-service.ts';
+import { acceptsPurpose } from '../discovery/agent-filters.ts';
+import type { DiscoveryService } from '../discovery/discovery-service.ts';
+import { createResponseCache } from '../discovery/response-cache.ts';
+import { agentTrustBundle, type SignedTrustBundle } from '../trust/trust-bundle.ts';
+import { judgeEndpoints, orderForFailover, type EndpointVerdict, type RouteRequirements } from './endpoint-selection.ts';
+
+export type RouteRequest = {
+  target?: string;
+  capability?: string;
+  jurisdiction?: string;
+  protocol?: string;
+  required_features?: string[];
+  residency?: { allowed_zones?: string[]; deny_cross_zone?: boolean };
+  workload?: { token_binding?: TokenBinding; priority?: string };
+  purpose?: { purpose_of_use?: PurposeOfUse };
+  caller_jurisdiction?: string;
+};
+
+type RoutedEndpoint = { endpoint: string; url: string; priority: number; protocol: string; region: string | null };
+
+export type RoutingResponse = {
+  resolved_target: string;
+  selected: RoutedEndpoint & { weight: number; health: string };
+  alternatives: RoutedEndpoint[];
+  trust_bundle: SignedTrustBundle;
+  constraints: { phi_allowed: boolean; max_concurrency_hint: number; rate_limit_rps_hint: number };
+  evidence: { registry_id: string; record_version: string; delegation_chain: string[] };
+  signed_response?: string;
+};
+
+export type RoutingServiceDeps = {
+  agents: AgentService;
+  discovery: DiscoveryService;
+  signer: RegistrySigner;
+  registryId: string;
+  trustChain(): { delegationChain: string[]; statements: string[] };
+  signResponses: boolean;
+  /** A health reading older than this counts as unknown. */
+  staleAfterMs: number;
+};
+
+/** Defaults of the routing hints when the agent's policy tags give none (contract §4). */
+export const DEFAULT_HINTS = { max_concurrency: 16, rate_limit_rps: 50 } as const;
+/** How many ranked candidates a capability route considers before answering NO_ROUTE. */
+const CAPABILITY_CANDIDATES = 20;
+
+/**
+ * Routing advice (contract §4): for a target agent, or the best agent for a capability, the endpoint
+ * to use and the failover order, with trust material, constraints and evidence. It advises; it never
+ * proxies.
+ */
+export function createRoutingService(deps: RoutingServiceDeps) {
+  // A bundle depends on the record version, the chain and the signing key; reusing one for a few
+  // minutes of its hour saves a signature per route while leaving clients most of its lifetime.
+  const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now: () => Date.now() });
+
+  async function bundleFor(record: AgentRecord, ctx: CallContext): Promise<SignedTrustBundle> {
+    const chain = deps.trustChain();
+    const key = [record.agent_id, record.version, deps.signer.kid, chain.delegationChain.join(' ')].join('|');
+    const cached = bundles.get(key, 0);
+    if (cached) return cached;
+    const bundle = await agentTrustBundle(record, { signer: deps.signer, registryId: deps.registryId, ...chain, now: ctx.clock.now() });
+    bundles.set(key, 0, bundle);
+    return bundle;
+  }
+
+  function requirementsOf(request: RouteRequest): RouteRequirements {
+    return {
+      denyCrossZone: request.residency?.deny_cross_zone ?? false,
+      requiredFeatures: request.required_features ?? [],
+      ...(request.protocol ? { protocol: request.protocol } : {}),
+      ...(request.residency?.allowed_zones ? { allowedZones: request.residency.allowed_zones } : {}),
+      ...(request.workload?.token_binding ? { tokenBinding: request.workload.token_binding } : {}),
+      ...(request.purpose?.purpose_of_use ? { purpose: request.purpose.purpose_of_use } : {}),
+      ...(request.caller_jurisdiction ? { callerJurisdiction: request.caller_jurisdiction } : {}),
+    };
+  }
+
+  async function resolveTarget(target: string): Promise<AgentRecord> {
+    const parsed = parseAgentId(target);
+    if (!parsed) throw new WardError('AGENT_NOT_FOUND', undefined, { target });
+    const record = await deps.agents.get(parsed.ulid);
+    if (parsed.jurisdiction && parsed.jurisdiction !== record.jurisdiction) throw new WardError('AGENT_NOT_FOUND', undefined, { target });
+    if (record.status !== 'active' || record.trust_validation.state !== 'validated') {
+      throw new WardError('AGENT_NOT_ACTIVE', 'The agent is not active and trust-validated, so it is not routable.', {
+        agent_id: record.agent_id,
+        status: record.status,
+        trust_validation_state: record.trust_validation.state,
+      });
+    }
+    return record;
+  }
+
+  function describeExclusions(verdicts: readonly EndpointVerdict[]) {
+    return verdicts.map((v) => ({ index: v.index, url: v.endpoint.url, reasons: v.reasons }));
+  }
+
+  async function build(record: AgentRecord, ordered: EndpointVerdict[], request: RouteRequest, ctx: CallContext): Promise<RoutingResponse> {
+    const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
+    const chain = deps.trustChain();
+    const tags = record.policy_tags;
+    const purpose = request.purpose?.purpose_of_use;
+    const response: RoutingResponse = {
+      resolved_target: record.agent_id,
+      selected: { ...routed(first), weight: first.endpoint.weight, health: first.health },
+      alternatives: rest.map(routed),
+      trust_bundle: await bundleFor(record, ctx),
+      constraints: {
+        // PHI only with an explicit yes from the agent and a purpose it accepts (contract §4).
+        phi_allowed: tags.phi_allowed === true && purpose !== undefined && acceptsPurpose(record, purpose),
+        max_concurrency_hint: typeof tags.max_concurrency === 'number' ? tags.max_concurrency : DEFAULT_HINTS.max_concurrency,
+        rate_limit_rps_hint: typeof tags.rate_limit_rps === 'number' ? tags.rate_limit_rps : DEFAULT_HINTS.rate_limit_rps,
+      },
+      evidence: { registry_id: deps.registryId, record_version: String(record.version), delegation_chain: chain.delegationChain },
+    };
+    if (deps.signResponses) response.signed_response = await deps.signer.sign(response, 'ward-routing+jwt');
+    return response;
+  }
+
+  return {
+    async route(ctx: CallContext, request: RouteRequest): Promise<RoutingResponse> {
+      const requirements = requirementsOf(request);
+      const judge = (record: AgentRecord) => judgeEndpoints(record, requirements, { now: ctx.clock.now(), staleAfterMs: deps.staleAfterMs });
+      if (request.target) {
+        const record = await resolveTarget(request.target);
+        const verdicts = judge(record);
+        const ordered = orderForFailover(verdicts, ctx.requestId);
+        if (ordered.length === 0) {
+          throw new WardError('NO_ROUTE', 'No endpoint of the agent meets the request.', { agent_id: record.agent_id, endpoints: describeExclusions(verdicts) });
+        }
+        return build(record, ordered, request, ctx);
+      }
+      const candidates = await deps.discovery.discover({
+        capability: request.capability as string,
+        require_features: request.required_features ?? [],
+        limit: CAPABILITY_CANDIDATES,
+        ...(request.jurisdiction ? { jurisdiction: request.jurisdiction } : {}),
+        ...(request.protocol ? { protocol: request.protocol } : {}),
+        ...(request.workload?.token_binding ? { token_binding: request.workload.token_binding } : {}),
+        ...(request.purpose?.purpose_of_use ? { purpose_of_use: request.purpose.purpose_of_use } : {}),
+      });
+      const rejected = [];
+      for (const candidate of candidates) {
+        const verdicts = judge(candidate);
+        const ordered = orderForFailover(verdicts, ctx.requestId);
+        if (ordered.length > 0) return build(candidate, ordered, request, ctx);
+        rejected.push({ agent_id: candidate.agent_id, endpoints: describeExclusions(verdicts) });
+      }
+      throw new WardError('NO_ROUTE', `No agent with the capability "${request.capability}" has an endpoint that meets the request.`, {
+        capability: request.capability,
+        candidates: rejected,
+      });
+    },
+  };
+}
+
+export type RoutingService = ReturnType<typeof createRoutingService>;
+
+function routed(verdict: EndpointVerdict): RoutedEndpoint {
+  const { url, priority, protocol, region } = verdict.endpoint;
+  return { endpoint: url, url, priority, protocol, region: region ?? null };
+}

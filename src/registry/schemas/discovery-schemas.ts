@@ -1,0 +1,142 @@
+import { Type } from 'typebox';
+import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agents/agent-record.ts';
+import { AgentRecordSchema } from './agent-schemas.ts';
+import { JurisdictionInput, Nullable, PageLimit, StringEnum } from './common.ts';
+
+const Skill = Type.String({ pattern: '^[a-z0-9]+(?:[._-][a-z0-9]+)*$', maxLength: 128, description: 'e.g. consent.verify' });
+const Token = Type.String({ pattern: '^[a-z0-9][a-z0-9._+-]{0,63}$' });
+const Region = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' });
+
+export const DiscoverQuery = Type.Object(
+  {
+    capability: Skill,
+    jurisdiction: Type.Optional(JurisdictionInput),
+    require_features: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 32, description: 'repeated, or a comma list' }),
+    ),
+    protocol: Type.Optional(Token),
+    token_binding: Type.Optional(StringEnum(TOKEN_BINDINGS)),
+    residency: Type.Optional(Region),
+    purpose_of_use: Type.Optional(StringEnum(PURPOSES_OF_USE)),
+    limit: Type.Optional(PageLimit),
+  },
+  { additionalProperties: false },
+);
+
+const ScoreBreakdown = Type.Object({
+  trust_level: Type.Number(),
+  health: Type.Number(),
+  jurisdiction: Type.Number(),
+  priority: Type.Number(),
+});
+
+export const DiscoveryResultSchema = Type.Object({
+  ...AgentRecordSchema.properties,
+  score: Type.Number(),
+  score_breakdown: ScoreBreakdown,
+  trust_bundle_url: Type.String({ format: 'uri' }),
+});
+
+export const DiscoveryResponseSchema = Type.Object(
+  {
+    query: Type.Object({}, { additionalProperties: true, description: 'The filters as applied' }),
+    results: Type.Array(DiscoveryResultSchema),
+    result_count: Type.Integer(),
+    signed_response: Type.Optional(Type.String({ description: 'JWS over {query, results, result_count, iss, iat}' })),
+  },
+  { title: 'DiscoveryResponse' },
+);
+
+export const RouteBody = Type.Object(
+  {
+    target: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'agent URI' })),
+    capability: Type.Optional(Skill),
+    jurisdiction: Type.Optional(JurisdictionInput),
+    protocol: Type.Optional(Token),
+    required_features: Type.Optional(Type.Array(Token, { maxItems: 32 })),
+    residency: Type.Optional(
+      Type.Object(
+        {
+          allowed_zones: Type.Optional(Type.Array(Region, { maxItems: 32 })),
+          deny_cross_zone: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    workload: Type.Optional(
+      Type.Object(
+        {
+          token_binding: Type.Optional(StringEnum(TOKEN_BINDINGS)),
+          priority: Type.Optional(StringEnum(['low', 'normal', 'high', 'critical'] as const)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    purpose: Type.Optional(
+      Type.Object({ purpose_of_use: Type.Optional(StringEnum(PURPOSES_OF_USE)) }, { additionalProperties: false }),
+    ),
+    caller_jurisdiction: Type.Optional(JurisdictionInput),
+  },
+  { additionalProperties: false },
+);
+
+const RoutedEndpoint = {
+  endpoint: Type.String(),
+  url: Type.String(),
+  priority: Type.Integer(),
+  protocol: Type.String(),
+  region: Nullable(Type.String()),
+};
+
+export const TrustBundleSchema = Type.Object(
+  {
+    subject: Type.String(),
+    issuer: Type.String(),
+    certificates: Type.Array(Type.String()),
+    jwks: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+    attestations: Type.Array(Type.String()),
+    delegation_chain: Type.Array(Type.String()),
+    statements: Type.Array(Type.String()),
+    trust_level: Type.Integer(),
+    issued_at: Type.String({ format: 'date-time' }),
+    expires_at: Type.String({ format: 'date-time' }),
+    signed_bundle: Type.String({ description: 'JWS by the registry over the other fields' }),
+  },
+  { title: 'TrustBundle' },
+);
+
+export const RoutingResponseSchema = Type.Object(
+  {
+    resolved_target: Type.String(),
+    selected: Type.Object({ ...RoutedEndpoint, weight: Type.Integer(), health: Type.String() }),
+    alternatives: Type.Array(Type.Object(RoutedEndpoint)),
+    trust_bundle: TrustBundleSchema,
+    constraints: Type.Object({
+      phi_allowed: Type.Boolean(),
+      max_concurrency_hint: Type.Integer(),
+      rate_limit_rps_hint: Type.Integer(),
+    }),
+    evidence: Type.Object({
+      registry_id: Type.String(),
+      record_version: Type.String(),
+      delegation_chain: Type.Array(Type.String()),
+    }),
+    signed_response: Type.Optional(Type.String({ description: 'JWS over this response without signed_response' })),
+  },
+  { title: 'RoutingResponse' },
+);
+
+export const TrustBundleQuery = Type.Object(
+  { subject: Type.String({ minLength: 1, maxLength: 256, description: 'agent or registry URI' }) },
+  { additionalProperties: false },
+);
+
+export const TrustAnchorSchema = Type.Object({
+  key_id: Type.String(),
+  alg: StringEnum(['RS256', 'ES256', 'EdDSA'] as const),
+  jwks_uri: Type.String({ format: 'uri' }),
+  thumbprint_sha256: Type.String(),
+  role: StringEnum(['root', 'sovereign_registry', 'organisation', 'agent'] as const),
+  not_before: Type.String({ format: 'date-time' }),
+  not_after: Nullable(Type.String({ format: 'date-time' })),
+});
