@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WardError } from '../../core/errors.ts';
 import { scanForPhi, scanQueryForPhi } from '../../core/phi/index.ts';
 
@@ -21,7 +21,7 @@ export function registerPhiGuard(app: FastifyInstance): void {
       });
     }
     const findings = [
-      ...scanQueryForPhi((request.query ?? {}) as Record<string, unknown>).map((f) => ({
+      ...scanQueryForPhi(freeTextQuery(request)).map((f) => ({
         detector: f.detector,
         in: 'query',
         pointer: f.pointer.replace(/^\/query/, ''),
@@ -39,6 +39,32 @@ export function registerPhiGuard(app: FastifyInstance): void {
       );
     }
   });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Query parameters of this route that are numbers in a string (positions such as a cursor). */
+    phiNumericQuery?: readonly string[];
+  }
+}
+
+/**
+ * The query parameters to scan as text. A parameter the route declares numeric (an integer in its
+ * schema, or listed in `config.phiNumericQuery`) and whose value is only digits is a position or a
+ * size, not text: scanning it would refuse about one ten-digit value in eleven as an NHS number.
+ */
+function freeTextQuery(request: FastifyRequest): Record<string, unknown> {
+  const query = { ...((request.query ?? {}) as Record<string, unknown>) };
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: string }> } | undefined;
+  const numeric = new Set(request.routeOptions.config.phiNumericQuery ?? []);
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if (property.type === 'integer' || property.type === 'number') numeric.add(name);
+  }
+  for (const name of numeric) {
+    const value = query[name];
+    if (typeof value === 'string' && /^\d{1,20}$/.test(value)) delete query[name];
+  }
+  return query;
 }
 
 /** Iterative, so a hostile body cannot overflow the stack. */

@@ -51,6 +51,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         headers: EventStreamHeaders,
         response: { 200: EventStreamResponse, ...errorResponses(410) },
       },
+      // The cursor is a sequence number: a ten-digit one can pass the NHS check by arithmetic alone.
+      config: { phiNumericQuery: ['cursor'] },
     },
     async (request, reply) => {
       assertStreamAllowed(callContext(request));

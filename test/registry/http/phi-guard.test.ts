@@ -90,6 +90,19 @@ for (const backend of BACKENDS) {
       assert.equal((await registry.call({ method: 'GET', url: `/v1/agents/${ulidOf(agent.agent_id)}` })).body.status, 'active');
     });
 
+    test('numeric positions are not read as text, but free-text parameters still are', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      // 9434765919 passes the NHS mod-11 check; as a sequence number or a page size it is just a number.
+      const stream = await registry.call({ method: 'GET', url: '/v1/events/stream?cursor=9434765919' });
+      assert.equal(stream.body.error.code, 'VALIDATION_ERROR', 'judged as a position (beyond the last event), not as PHI');
+      const proof = await registry.call({ method: 'GET', url: '/v1/transparency/proof/inclusion?leaf_index=9434765919&tree_size=9434765920' });
+      assert.notEqual(proof.body?.error?.code, 'PHI_DETECTED');
+      const text = await registry.call({ method: 'GET', url: '/v1/discover?capability=a.b&residency=' + encodeURIComponent('nhs 943 476 5919') });
+      assert.equal(text.body.error.code, 'PHI_DETECTED');
+      const notDigits = await registry.call({ method: 'GET', url: '/v1/events/stream?cursor=' + encodeURIComponent('NHS 943 476 5919') });
+      assert.equal(notDigits.body.error.code, 'PHI_DETECTED');
+    });
+
     test('bodies nested deeper than the scan can see are refused', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       let deep: unknown = 'NHS number 943 476 5919';
