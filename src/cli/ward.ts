@@ -4,10 +4,11 @@
 import { ConfigError } from '../core/config.ts';
 import type { WardCommand } from './command.ts';
 import { ledgerCommand } from './commands/ledger.ts';
+import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { registryCommand, startCommand } from './commands/registry.ts';
 
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, ledgerCommand];
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;

@@ -1,4 +1,5 @@
 import type { Clock } from './clock.ts';
+import type { Tier, TierLimits } from './tiers.ts';
 
 export const SCOPES = ['registry:read', 'registry:write', 'registry:admin', 'mesh:invoke'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -19,6 +20,8 @@ export type CallContext = {
   readonly scopes: ReadonlySet<Scope>;
   readonly requestId: string;
   readonly clock: Clock;
+  /** The caller's tier and the limits in force for it; absent for anonymous and system callers. */
+  readonly tier?: { name: Tier; limits: TierLimits };
 };
 
 export const ANONYMOUS: Principal = { kind: 'anonymous', credentialId: 'anonymous' };

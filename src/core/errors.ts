@@ -31,6 +31,13 @@ export const ERROR_CODES = {
   // Event stream and transparency ledger (contract §6)
   CURSOR_EXPIRED: { status: 410, retryable: false, title: 'The events after this cursor are no longer retained.' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No ledger entry with this leaf hash.' },
+  // Authentication, keys and limits (contract §7)
+  UNAUTHORIZED: { status: 401, retryable: false, title: 'A valid credential is required.' },
+  INSUFFICIENT_SCOPE: { status: 403, retryable: false, title: 'The credential lacks the scope this operation needs.' },
+  ORG_MISMATCH: { status: 403, retryable: false, title: "The credential's organisation does not own this resource." },
+  TIER_LIMIT_EXCEEDED: { status: 403, retryable: false, title: "The organisation has reached its tier's agent limit." },
+  TIER_FEATURE_UNAVAILABLE: { status: 403, retryable: false, title: "The caller's tier does not include this feature." },
+  API_KEY_NOT_FOUND: { status: 404, retryable: false, title: 'No such API key.' },
   // Server side
   INTERNAL_ERROR: { status: 500, retryable: true, title: 'The server failed to complete the request.' },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true, title: 'The service is not ready.' },
@@ -57,6 +64,8 @@ export class WardError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
   readonly retryAfterMs: number | null;
+  /** Response headers the error needs (WWW-Authenticate on a 401). */
+  headers: Record<string, string> = {};
 
   constructor(
     code: ErrorCode,

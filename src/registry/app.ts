@@ -10,6 +10,9 @@ import { migrateToLatest } from '../core/storage/migrator.ts';
 import { deleteExpiredIdempotencyKeys } from '../core/storage/stores/idempotency-store.ts';
 import { registryUri } from '../core/ids.ts';
 import { createAgentService } from './agents/agent-service.ts';
+import { registerAuthentication } from './auth/authentication.ts';
+import { createApiKeyService } from './keys/api-key-service.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
 import { createDiscoveryService } from './discovery/discovery-service.ts';
 import { createHealthProber } from './health/health-prober.ts';
 import { createRoutingService } from './routing/routing-service.ts';
@@ -74,6 +77,11 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       ajv: { customOptions: {} },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
+    const apiKeys = await createApiKeyService({
+      storage,
+      clock,
+      ...(config.REGISTRY_API_KEY_SECRET ? { secret: config.REGISTRY_API_KEY_SECRET } : {}),
+    });
     const routes: Array<{ method: string; url: string }> = [];
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
@@ -110,6 +118,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       clock,
       signer,
       agents,
+      apiKeys,
       ledger: createLedgerService({ storage, signer, clock }),
       discovery,
       routing: createRoutingService({
@@ -134,6 +143,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       reply.header('x-request-id', request.id);
     });
     registerErrorHandling(app);
+    // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
+    registerAuthentication(app, { config, apiKeys });
     registerPhiGuard(app);
     app.addHook('preValidation', async (request) => fingerprintBeforeValidation(request));
     await app.register(swagger, openApiOptions(config));
@@ -144,6 +155,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(discoveryRoutes);
     await app.register(routingRoutes);
     await app.register(trustRoutes);
+    await app.register(apiKeyRoutes);
     await app.register(openApiRoutes);
 
     const sweep = setInterval(() => {

@@ -3,6 +3,7 @@ import type { Config } from '../core/config.ts';
 import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
 import type { Storage } from '../core/storage/database.ts';
 import type { AgentService } from './agents/agent-service.ts';
+import type { ApiKeyService } from './keys/api-key-service.ts';
 import type { LedgerService } from './ledger/ledger-service.ts';
 import type { DiscoveryService } from './discovery/discovery-service.ts';
 import type { HealthProber } from './health/health-prober.ts';
@@ -15,6 +16,7 @@ export type RegistryServices = {
   readonly clock: Clock;
   readonly signer: RegistrySigner;
   readonly agents: AgentService;
+  readonly apiKeys: ApiKeyService;
   /** The transparency ledger's read side (proofs, signed tree heads). */
   readonly ledger: LedgerService;
   readonly discovery: DiscoveryService;

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/core/config.ts';
 import { MIGRATIONS } from '../../src/core/storage/migrations/index.ts';
+import { buildRegistry } from '../../src/registry/app.ts';
 import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
 
 /** What `ward migrate` prints on an empty database: every migration, in name order. */
@@ -166,5 +168,27 @@ describe('the ward command', () => {
     const result = await ward(t, ['migrate'], { REGISTRY_DATA_DIR: dataDir });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), APPLIED_ALL);
+  });
+});
+
+describe('ward keys create', () => {
+  test('creates a working key offline and prints it once; bad input exits 2', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ward-keys-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const root = new URL('../..', import.meta.url).pathname;
+    const env = { ...process.env, REGISTRY_DATA_DIR: dir };
+    const out = execFileSync(process.execPath, ['src/cli/ward.ts', 'keys', 'create', '--org', 'nhs-ops', '--tier', 'business', '--scopes', 'registry:read,registry:admin'], { cwd: root, env, encoding: 'utf8' });
+    const key = JSON.parse(out);
+    assert.match(key.raw_key, /^rk_/);
+    assert.deepEqual([key.org_id, key.tier, key.scopes], ['nhs-ops', 'business', ['registry:read', 'registry:admin']]);
+    const app = await buildRegistry({ config: loadConfig({ REGISTRY_DATA_DIR: dir, REGISTRY_ENV: 'test' }), logger: false });
+    t.after(() => app.close());
+    const listed = await app.inject({ method: 'GET', url: '/v1/admin/billing/api-keys', headers: { authorization: `Bearer ${key.raw_key}` } });
+    assert.equal(listed.statusCode, 200);
+    assert.equal(JSON.parse(listed.body).api_keys[0].key_id, key.key_id);
+    for (const args of [['keys', 'create'], ['keys', 'create', '--org', 'x', '--scopes', 'registry:everything'], ['keys', 'create', '--org', 'x', '--tier', 'gold']]) {
+      const run = spawnSync(process.execPath, ['src/cli/ward.ts', ...args], { cwd: root, env, encoding: 'utf8' });
+      assert.equal(run.status, 2, args.join(' '));
+    }
   });
 });

@@ -10,6 +10,8 @@ export type Database = {
   agent_skills: AgentSkillsTable;
   endpoint_health: EndpointHealthTable;
   leases: LeasesTable;
+  api_keys: ApiKeysTable;
+  registry_secrets: RegistrySecretsTable;
   events: EventsTable;
   event_sequence: EventSequenceTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -49,6 +51,25 @@ export type EndpointHealthTable = {
 };
 
 export type LeasesTable = { name: string; holder: string; expires_at: string };
+
+export type ApiKeysTable = {
+  key_id: string;
+  org_id: string;
+  display_name: string;
+  tier: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  key_prefix: string;
+  key_hash: string;
+  /** JSON object of per-key limit overrides, or null. */
+  limits: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+};
+
+export type RegistrySecretsTable = { name: string; value: string; created_at: string };
 
 /** PostgreSQL returns BIGINT as a string; the stores convert. */
 export type EventsTable = {

@@ -5,6 +5,7 @@ import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import {
   countAgents,
+  countOrgAgents,
   findAgent,
   hasNameConflict,
   insertAgent,
@@ -83,10 +84,32 @@ export function createAgentService(deps: AgentServiceDeps) {
     }
   }
 
-  async function loadMutable(unit: WriteUnit, id: string): Promise<AgentRow> {
+  async function loadMutable(unit: WriteUnit, ctx: CallContext, id: string): Promise<AgentRow> {
     const row = await findAgent(unit.tx, id);
     if (!row) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
+    // An organisation's key acts on its own agents; registry administrators on any.
+    const orgId = ctx.principal.orgId;
+    if (orgId && row.org_id !== orgId && !ctx.scopes.has('registry:admin')) {
+      throw new WardError('ORG_MISMATCH', undefined, { org_id: row.org_id });
+    }
     return row;
+  }
+
+  /**
+   * Contract §7: an agent registered with an organisation's key belongs to that organisation
+   * (`owner.org_id` defaults to it; another one is refused), within its tier's agent limit.
+   */
+  async function claimForCaller(unit: WriteUnit, ctx: CallContext, input: AgentInput): Promise<AgentInput> {
+    const orgId = ctx.principal.orgId;
+    if (!orgId) return input;
+    if (input.owner?.org_id !== undefined && input.owner.org_id !== orgId) {
+      throw new WardError('ORG_MISMATCH', "An organisation's key registers agents for that organisation only.", { org_id: orgId });
+    }
+    const max = ctx.tier?.limits.max_agents;
+    if (max !== null && max !== undefined && (await countOrgAgents(unit.tx, orgId)) >= max) {
+      throw new WardError('TIER_LIMIT_EXCEEDED', undefined, { max_agents: max, tier: ctx.tier?.name });
+    }
+    return { ...input, owner: { ...(input.owner ?? {}), org_id: orgId } };
   }
 
   return {
@@ -95,7 +118,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       if (!jurisdiction) throw invalidJurisdiction();
       const now = ctx.clock.now();
       const at = now.toISOString();
-      const document = toAgentDocument(input);
+      const document = toAgentDocument(await claimForCaller(unit, ctx, input));
       const id = newUlid(now.getTime());
       const uri = agentUri(jurisdiction, id);
       await assertNoNameConflict(unit, document);
@@ -115,7 +138,7 @@ export function createAgentService(deps: AgentServiceDeps) {
      * precondition matched (or `*`); a different version now means a concurrent write won.
      */
     async update(unit: WriteUnit, ctx: CallContext, id: string, expectedVersion: number | '*', input: AgentInput): Promise<AgentRecord> {
-      const current = await loadMutable(unit, id);
+      const current = await loadMutable(unit, ctx, id);
       if (!isMutable(current.status as AgentStatus)) {
         throw new WardError('AGENT_NOT_MUTABLE', undefined, { agent_id: current.agent_uri, status: current.status });
       }
@@ -155,7 +178,7 @@ export function createAgentService(deps: AgentServiceDeps) {
           errors: [{ in: 'body', pointer: '/reason', reason: 'is required' }],
         });
       }
-      const current = await loadMutable(unit, id);
+      const current = await loadMutable(unit, ctx, id);
       const from = current.status as AgentStatus;
       const to = nextStatus(from, action);
       if (!to) throw new WardError('INVALID_STATE_TRANSITION', `An agent that is ${from} cannot be ${action}d.`, { from, action });

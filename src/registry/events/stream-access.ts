@@ -1,13 +1,16 @@
 import type { CallContext } from '../../core/call-context.ts';
+import { WardError } from '../../core/errors.ts';
 
 /**
- * The tier gate of the change stream (spec Limits, "Events SSE"; contract §6): developer-tier keys
- * get 403 `TIER_FEATURE_UNAVAILABLE`, every other tier may stream.
- *
- * SEAM: API keys and tiers do not exist in this build (authentication is `disabled`, every caller is
- * anonymous), so this allows everyone. The authentication release puts the tier on the call
- * context and makes this throw for `developer`; the route already calls it before anything else.
+ * Tier gating of the event stream (spec Limits, "Events SSE"; contract §6): a caller whose tier does
+ * not include it — the developer tier — gets 403 TIER_FEATURE_UNAVAILABLE. Callers without a tier
+ * (anonymous in `disabled` mode, or a token credential) are not gated by tier.
  */
-export function assertStreamAllowed(_context: CallContext): void {
-  // Intentionally empty until the call context carries a tier.
+export function assertStreamAllowed(context: CallContext): void {
+  if (context.tier && !context.tier.limits.events_sse) {
+    throw new WardError('TIER_FEATURE_UNAVAILABLE', 'The event stream is not part of this tier.', {
+      feature: 'events_sse',
+      tier: context.tier.name,
+    });
+  }
 }

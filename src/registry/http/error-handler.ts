@@ -14,6 +14,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (isWardError(error)) {
+      reply.headers(error.headers);
       if (error.retryAfterMs !== null) reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
       return send(reply, error.code, error.message, error.details, error.retryAfterMs);
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, SCOPES, type CallContext } from '../../core/call-context.ts';
+import type { CallContext } from '../../core/call-context.ts';
+import { contextOf } from '../auth/authentication.ts';
 import { requestFingerprint, type IdempotentOutcome, type IdempotentRequest } from '../idempotency/idempotency.ts';
 
 declare module 'fastify' {
@@ -25,12 +26,9 @@ export function requestIdFor(headers: Record<string, unknown>): string {
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-/**
- * The call context for a request. Authentication is `disabled` in this build: every caller is
- * anonymous with every scope (contract §7's development default).
- */
+/** The call context for a request: who called (authentication.ts), with what scopes and tier. */
 export function callContext(request: FastifyRequest): CallContext {
-  return { principal: ANONYMOUS, scopes: new Set(SCOPES), requestId: request.id, clock: request.server.ward.clock };
+  return contextOf(request);
 }
 
 /** The idempotency fingerprint of a request: its body and any precondition it carries. */

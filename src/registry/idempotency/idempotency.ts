@@ -44,7 +44,11 @@ export function idempotencyScopeKey(credentialId: string, method: string, path: 
   return sha256([credentialId, method, path, key.toLowerCase()].join('\n'));
 }
 
-export type StoredResponse = { status: number; headers: Record<string, string>; body: unknown };
+/**
+ * A response to send and keep. `replayBody`, when given, is what is kept instead of `body`: a secret
+ * in the first answer (a raw API key) is shown once and never stored, not even for a replay.
+ */
+export type StoredResponse = { status: number; headers: Record<string, string>; body: unknown; replayBody?: unknown };
 export type IdempotentOutcome = StoredResponse & { replayed: boolean };
 
 /**
@@ -88,7 +92,7 @@ export async function executeIdempotent(
       await completeClaim(unit.tx, scopeKey, {
         status_code: response.status,
         headers: response.headers,
-        body: JSON.stringify(response.body),
+        body: JSON.stringify(response.replayBody ?? response.body),
       });
       return response;
     });

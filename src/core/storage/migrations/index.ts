@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as initial from './001-initial.ts';
 import * as discovery from './002-discovery.ts';
 import * as ledger from './003-ledger.ts';
+import * as apiKeys from './004-api-keys.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-discovery': discovery,
   '003-ledger': ledger,
+  '004-api-keys': apiKeys,
 };

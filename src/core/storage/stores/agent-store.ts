@@ -183,3 +183,14 @@ export async function listActiveAgentPage(db: Db, page: { afterId?: string; limi
   const rows = await query.orderBy('id', 'asc').limit(page.limit).execute();
   return rows.map(fromRow);
 }
+
+/** Non-revoked agents of an organisation (the tier's agent limit counts these). */
+export async function countOrgAgents(db: Db, orgId: string): Promise<number> {
+  const row = await db
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('org_id', '=', orgId)
+    .where('status', '!=', 'revoked')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ANONYMOUS, SCOPES, type CallContext, type Principal, type Scope } from '../../core/call-context.ts';
+import type { Config } from '../../core/config.ts';
+import { WardError } from '../../core/errors.ts';
+import type { Tier, TierLimits } from '../../core/tiers.ts';
+import type { ApiKeyService } from '../keys/api-key-service.ts';
+import { presentedCredential, type PresentedCredential } from './credentials.ts';
+import { requiredScope } from './route-scopes.ts';
+
+/** Who the request is from, once its credential (if any) has been verified. */
+export type Caller = {
+  principal: Principal;
+  scopes: ReadonlySet<Scope>;
+  tier?: { name: Tier; limits: TierLimits };
+};
+
+/** Verifies the token credentials of `jwt`, `mtls` and `dpop` modes; absent in `disabled` mode. */
+export type TokenAuthenticator = (credential: PresentedCredential, request: FastifyRequest) => Promise<Caller>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope this route needs, or `public`; set for every route at registration. */
+    scope?: Scope | 'public';
+  }
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+const EVERY_SCOPE: ReadonlySet<Scope> = new Set(SCOPES);
+const NO_SCOPE: ReadonlySet<Scope> = new Set();
+
+/**
+ * Authentication and scopes for every route (contract §7). Runs first (onRequest), so an
+ * unauthenticated or under-scoped request is refused before its body is even read.
+ * - A presented API key is always verified, whatever the mode, and the caller acts as that key.
+ * - `disabled`: a caller without a credential acts with every scope (the development default).
+ * - other modes: a token is verified by the mode's authenticator; no credential on a non-public route is 401.
+ */
+export function registerAuthentication(
+  app: FastifyInstance,
+  deps: { config: Config; apiKeys: ApiKeyService; tokens?: TokenAuthenticator },
+): void {
+  app.decorateRequest('caller', null as never);
+  app.addHook('onRoute', (route) => {
+    const method = [route.method].flat()[0] as string;
+    route.config = { ...(route.config ?? {}), scope: requiredScope(method === 'HEAD' ? 'GET' : method, route.url) };
+  });
+
+  const unauthorized = (message: string, scheme: 'Bearer' | 'DPoP' = 'Bearer', error = 'invalid_token') => {
+    const failure = new WardError('UNAUTHORIZED', message);
+    failure.headers = { 'www-authenticate': `${scheme} realm="ward", error="${error}", error_description="${message.replaceAll('"', "'")}"` };
+    return failure;
+  };
+
+  app.addHook('onRequest', async (request) => {
+    const scope = request.routeOptions.config.scope ?? 'public';
+    const credential = presentedCredential(request.headers);
+    request.caller = await identify(credential, request, scope);
+    if (scope !== 'public' && !request.caller.scopes.has(scope)) {
+      throw new WardError('INSUFFICIENT_SCOPE', `This operation needs the ${scope} scope.`, { required_scope: scope });
+    }
+  });
+
+  async function identify(credential: PresentedCredential, request: FastifyRequest, scope: Scope | 'public'): Promise<Caller> {
+    switch (credential.kind) {
+      case 'api_key': {
+        const key = await deps.apiKeys.authenticate(credential.rawKey, request.server.ward.clock.now());
+        if (!key) throw unauthorized('The API key is unknown, revoked or expired.');
+        return {
+          principal: { kind: 'api_key', credentialId: key.row.key_id, orgId: key.row.org_id },
+          scopes: new Set(key.row.scopes as Scope[]),
+          tier: { name: key.tier, limits: key.limits },
+        };
+      }
+      case 'malformed':
+        throw unauthorized('The Authorization header is malformed.', credential.scheme, 'invalid_request');
+      case 'bearer':
+      case 'dpop':
+        if (!deps.tokens) throw unauthorized(`REGISTRY_AUTH_MODE=${deps.config.REGISTRY_AUTH_MODE} accepts no tokens; use an API key.`);
+        return deps.tokens(credential, request);
+      case 'none':
+        if (deps.config.REGISTRY_AUTH_MODE === 'disabled') return { principal: ANONYMOUS, scopes: EVERY_SCOPE };
+        if (scope === 'public') return { principal: ANONYMOUS, scopes: NO_SCOPE };
+        throw unauthorized('A credential is required.', deps.config.REGISTRY_AUTH_MODE === 'dpop' ? 'DPoP' : 'Bearer', 'invalid_request');
+    }
+  }
+}
+
+/** The call context of an authenticated request. */
+export function contextOf(request: FastifyRequest): CallContext {
+  const { caller } = request;
+  return {
+    principal: caller.principal,
+    scopes: caller.scopes,
+    requestId: request.id,
+    clock: request.server.ward.clock,
+    ...(caller.tier ? { tier: caller.tier } : {}),
+  };
+}

@@ -1,0 +1,20 @@
+import type { Scope } from '../../core/call-context.ts';
+
+/** Routes anyone may call: discovery of the registry itself (spec: server metadata needs no auth). */
+const PUBLIC = new Set(['GET /.well-known/agent-registry', 'GET /.well-known/jwks.json', 'GET /health', 'GET /v1/openapi.json']);
+
+/**
+ * The scope every route needs (contract §7): `registry:read` for reads (metadata at /v1/metadata,
+ * lists, gets, discovery, routing advice, registries, trust, events, transparency), `registry:write`
+ * for agent writes, `registry:admin` for registry registration, key rotation, billing and computer use.
+ * A state-changing route this table does not place stops start-up: every route must be decided.
+ */
+export function requiredScope(method: string, url: string): Scope | 'public' {
+  if (PUBLIC.has(`${method} ${url}`)) return 'public';
+  if (url.startsWith('/v1/admin/')) return 'registry:admin';
+  if (method === 'GET' || method === 'HEAD') return 'registry:read';
+  if (method === 'POST' && url === '/v1/route') return 'registry:read';
+  if (url === '/v1/registries' || url.startsWith('/v1/registries/') || url.startsWith('/v1/trust/keys')) return 'registry:admin';
+  if ((method === 'POST' || method === 'PUT') && (url === '/v1/agents' || url.startsWith('/v1/agents/'))) return 'registry:write';
+  throw new Error(`no scope decided for ${method} ${url}: add it to route-scopes.ts`);
+}

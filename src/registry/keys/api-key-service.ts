@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { SCOPES, type CallContext, type Scope } from '../../core/call-context.ts';
+import type { Clock } from '../../core/clock.ts';
+import { WardError } from '../../core/errors.ts';
+import { newUlid } from '../../core/ids.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import {
+  ensureSecret,
+  findApiKey,
+  findApiKeyByHash,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+  touchApiKey,
+  type ApiKeyRow,
+} from '../../core/storage/stores/api-key-store.ts';
+import type { WriteUnit } from '../../core/storage/write-unit.ts';
+import { TIER_NAMES, effectiveLimits, type LimitOverrides, type Tier, type TierLimits } from '../../core/tiers.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { RAW_KEY_PATTERN, generateRawKey, hashKey, keyPrefix } from './api-key-format.ts';
+
+export type CreateApiKeyInput = {
+  org_id: string;
+  display_name: string;
+  tier?: Tier;
+  scopes?: Scope[];
+  expires_at?: string;
+  limits?: LimitOverrides;
+};
+
+/** What key details and lists show: never the raw key, never its hash. */
+export type ApiKeyView = {
+  key_id: string;
+  org_id: string;
+  display_name: string;
+  tier: Tier;
+  scopes: Scope[];
+  key_prefix: string;
+  active: boolean;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  limits: LimitOverrides | null;
+};
+
+export type AuthenticatedKey = { row: ApiKeyRow; tier: Tier; limits: TierLimits };
+
+/** Last use is recorded at most this often per key. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * API keys (contract §7): created with the raw key returned once, stored as an HMAC only, listed by
+ * organisation, revoked with effect on the next request of every instance (each request looks the
+ * key up), expiring at `expires_at`.
+ */
+export async function createApiKeyService(deps: { storage: Storage; clock: Clock; secret?: string }) {
+  const configured = deps.secret ? Buffer.from(deps.secret, 'utf8') : undefined;
+  const secret =
+    configured ??
+    Buffer.from(await ensureSecret(deps.storage.db, 'api-key-hmac', randomBytes(32).toString('base64url'), deps.clock.now().toISOString()), 'utf8');
+
+  function view(row: ApiKeyRow, now: Date): ApiKeyView {
+    return {
+      key_id: row.key_id,
+      org_id: row.org_id,
+      display_name: row.display_name,
+      tier: row.tier as Tier,
+      scopes: row.scopes as Scope[],
+      key_prefix: row.key_prefix,
+      active: row.revoked_at === null && (row.expires_at === null || row.expires_at > now.toISOString()),
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+      revoked_at: row.revoked_at,
+      last_used_at: row.last_used_at,
+      limits: row.limits as LimitOverrides | null,
+    };
+  }
+
+  function validate(input: CreateApiKeyInput, now: Date): void {
+    const errors = [];
+    if (input.expires_at !== undefined && !(Date.parse(input.expires_at) > now.getTime())) {
+      errors.push({ in: 'body', pointer: '/expires_at', reason: 'must be in the future' });
+    }
+    if (input.limits && (input.tier ?? 'developer') !== 'enterprise') {
+      errors.push({ in: 'body', pointer: '/limits', reason: 'custom limits are for the enterprise tier' });
+    }
+    if (errors.length > 0) throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors });
+  }
+
+  return {
+    async create(unit: WriteUnit, ctx: CallContext, input: CreateApiKeyInput) {
+      const now = ctx.clock.now();
+      validate(input, now);
+      const rawKey = generateRawKey();
+      const row: ApiKeyRow = {
+        key_id: `key_${newUlid(now.getTime())}`,
+        org_id: input.org_id,
+        display_name: input.display_name,
+        tier: input.tier ?? 'developer',
+        scopes: [...new Set(input.scopes ?? ['registry:read'])],
+        key_prefix: keyPrefix(rawKey),
+        key_hash: hashKey(rawKey, secret),
+        limits: input.limits ?? null,
+        created_at: now.toISOString(),
+        expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+        revoked_at: null,
+        last_used_at: null,
+      };
+      await insertApiKey(unit.tx, row);
+      unit.emit({
+        type: 'api_key.created',
+        subject: row.key_id,
+        occurred_at: row.created_at,
+        data: { key_id: row.key_id, org_id: row.org_id, tier: row.tier, scopes: row.scopes, key_prefix: row.key_prefix },
+      });
+      return { ...view(row, now), raw_key: rawKey };
+    },
+
+    async get(keyId: string, now: Date): Promise<ApiKeyView> {
+      const row = await findApiKey(storage().db, keyId);
+      if (!row) throw new WardError('API_KEY_NOT_FOUND', undefined, { key_id: keyId });
+      return view(row, now);
+    },
+
+    async list(orgId: string | undefined, page: { cursor?: string; limit: number }, now: Date) {
+      const afterId = page.cursor === undefined ? undefined : decodeCursor(page.cursor, 'api-keys');
+      const rows = await listApiKeys(storage().db, orgId ? { orgId } : {}, { limit: page.limit + 1, ...(afterId ? { afterId } : {}) });
+      const shown = rows.slice(0, page.limit);
+      const last = shown.at(-1);
+      return { api_keys: shown.map((r) => view(r, now)), next_cursor: rows.length > page.limit && last ? encodeCursor('api-keys', last.key_id) : null };
+    },
+
+    /** Revokes a key; revoking a revoked key again is accepted and changes nothing. */
+    async revoke(unit: WriteUnit, ctx: CallContext, keyId: string): Promise<void> {
+      const row = await findApiKey(unit.tx, keyId);
+      if (!row) throw new WardError('API_KEY_NOT_FOUND', undefined, { key_id: keyId });
+      const at = ctx.clock.now().toISOString();
+      if (await revokeApiKey(unit.tx, keyId, at)) {
+        unit.emit({ type: 'api_key.revoked', subject: keyId, occurred_at: at, data: { key_id: keyId, org_id: row.org_id } });
+      }
+    },
+
+    /** The key a raw key names, if it exists, is not revoked and has not expired; else undefined. */
+    async authenticate(rawKey: string, now: Date): Promise<AuthenticatedKey | undefined> {
+      if (!RAW_KEY_PATTERN.test(rawKey)) return undefined;
+      const row = await findApiKeyByHash(storage().db, hashKey(rawKey, secret));
+      if (!row || row.revoked_at !== null) return undefined;
+      if (row.expires_at !== null && row.expires_at <= now.toISOString()) return undefined;
+      await touchApiKey(storage().db, row.key_id, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString());
+      const tier = (TIER_NAMES as readonly string[]).includes(row.tier) ? (row.tier as Tier) : 'developer';
+      return { row, tier, limits: effectiveLimits(tier, row.limits as LimitOverrides | null) };
+    },
+
+    /** Every scope a key may carry (for validation of the create body). */
+    scopes: SCOPES,
+  };
+
+  function storage(): Storage {
+    return deps.storage;
+  }
+}
+
+export type ApiKeyService = Awaited<ReturnType<typeof createApiKeyService>>;

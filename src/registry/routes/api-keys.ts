@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { TIERS, TIER_NAMES } from '../../core/tiers.ts';
+import { runWrite } from '../../core/storage/write-unit.ts';
+import { executeIdempotent } from '../idempotency/idempotency.ts';
+import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
+import {
+  ApiKeyListSchema,
+  ApiKeySchema,
+  CreateApiKeyBody,
+  CreatedApiKeySchema,
+  KeyIdParams,
+  ListApiKeysQuery,
+  TiersSchema,
+} from '../schemas/key-schemas.ts';
+
+/** API keys and pricing tiers under /v1/admin/billing (contract §7); every route needs registry:admin. */
+export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { apiKeys, storage, clock } = app.ward;
+  const tags = ['billing'];
+
+  app.post(
+    '/v1/admin/billing/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'Create an API key (the raw key is in this answer only)',
+        headers: IdempotencyHeaders,
+        body: CreateApiKeyBody,
+        response: { 201: CreatedApiKeySchema, 200: CreatedApiKeySchema, ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      // Contract §2: the key is accepted but not required here.
+      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request, false), async (unit) => {
+        const created = await apiKeys.create(unit, callContext(request), request.body);
+        const { raw_key: _raw, ...withoutSecret } = created;
+        return {
+          status: 201,
+          headers: { location: `/v1/admin/billing/api-keys/${created.key_id}` },
+          body: created,
+          replayBody: withoutSecret,
+        };
+      });
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/v1/admin/billing/api-keys',
+    { schema: { tags, summary: 'List API keys', querystring: ListApiKeysQuery, response: { 200: ApiKeyListSchema, ...errorResponses(401, 403) } } },
+    async (request) => {
+      const { org_id, cursor, limit } = request.query;
+      return apiKeys.list(org_id, { limit: limit ?? 20, ...(cursor ? { cursor } : {}) }, clock.now());
+    },
+  );
+
+  app.get(
+    '/v1/admin/billing/api-keys/:key_id',
+    { schema: { tags, summary: 'Get an API key', params: KeyIdParams, response: { 200: ApiKeySchema, ...errorResponses(401, 403, 404) } } },
+    async (request) => apiKeys.get(request.params.key_id, clock.now()),
+  );
+
+  app.delete(
+    '/v1/admin/billing/api-keys/:key_id',
+    { schema: { tags, summary: 'Revoke an API key (effective at once)', params: KeyIdParams, response: { ...errorResponses(401, 403, 404) } } },
+    async (request, reply) => {
+      await runWrite(storage, (unit) => apiKeys.revoke(unit, callContext(request), request.params.key_id));
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/v1/admin/billing/tiers',
+    { schema: { tags, summary: 'Pricing tiers and their limits', response: { 200: TiersSchema, ...errorResponses(401, 403) } } },
+    async () => ({ tiers: TIER_NAMES.map((name) => ({ name, ...TIERS[name] })) }),
+  );
+};
