@@ -3,12 +3,14 @@
 // with a message naming the variable. Commands live one per file in ./commands/.
 import { ConfigError } from '../core/config.ts';
 import type { WardCommand } from './command.ts';
+import { agentCommand } from './commands/agent.ts';
+import { gatewayCommand } from './commands/gateway.ts';
 import { ledgerCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { registryCommand, startCommand } from './commands/registry.ts';
 
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand];
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;

@@ -1,0 +1,21 @@
+import { loadMeshConfig } from '../../mesh/mesh-config.ts';
+import { startGateway } from '../../mesh/gateway/gateway-server.ts';
+import type { WardCommand } from '../command.ts';
+
+export const gatewayCommand: WardCommand = {
+  name: 'gateway',
+  summary: 'start the mesh gateway (GATEWAY_PORT, default 8100); agents start on first use',
+  async run() {
+    const gateway = await startGateway(loadMeshConfig());
+    console.log(`Ward mesh gateway: ${gateway.url}  (agents at ${gateway.url}/rpc/<alias>, health at ${gateway.url}/health)`);
+    let closing = false;
+    const close = () => {
+      if (closing) return;
+      closing = true;
+      gateway.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', close);
+    process.once('SIGTERM', close);
+    return 'running';
+  },
+};

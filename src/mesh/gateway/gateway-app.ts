@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { systemClock, type Clock } from '../../core/clock.ts';
+import { scanForPhi } from '../../core/phi/index.ts';
+import type { MeshConfig } from '../mesh-config.ts';
+import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
+import { createMeshAuthenticator, type MeshPrincipal } from '../runtime/auth.ts';
+import { SIGNATURE_HEADER, verifyBodySignature } from '../runtime/did/body-signature.ts';
+import { createDidWebResolver, type DidResolver } from '../runtime/did/did-web.ts';
+import { answerFrameworkErrorsAsJsonRpc } from '../runtime/http-errors.ts';
+import { failure } from '../runtime/jsonrpc.ts';
+import { isMeshRpcError, meshErrorObject, type JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
+import { nextTraceparent, parseTraceparent } from '../runtime/trace-context.ts';
+import { AgentFleet } from './agent-fleet.ts';
+import { FORWARDED_REQUEST_HEADERS, forward, pickHeaders } from './forward.ts';
+import { decodeBody, errorsFor } from './gateway-errors.ts';
+import { loadManifest, type AgentManifest } from './manifest.ts';
+import { proxyWebSocket } from './ws-proxy.ts';
+
+export type BuildGatewayOptions = {
+  readonly config: MeshConfig;
+  /** Default: MESH_MANIFEST, else the shipped manifest. */
+  readonly manifest?: AgentManifest;
+  readonly clock?: Clock;
+  /** `false` silences logging (tests). */
+  readonly logger?: false;
+  /** The environment children inherit (default `process.env`). */
+  readonly childEnv?: Readonly<Record<string, string | undefined>>;
+  readonly didResolver?: DidResolver;
+  /** Lines of each agent's log in `/health` (default 20). */
+  readonly logTailLines?: number;
+  /** `false`: no automatic idle sweep (tests call `meshFleet.sweepIdle()` themselves). */
+  readonly idleSweep?: false;
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The gateway's agents (only on the gateway app). */
+    meshFleet: AgentFleet;
+  }
+}
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * Builds the on-demand gateway without listening (contract §10): `POST /rpc/{alias}` authenticates
+ * the caller itself, refuses payloads carrying health data (spec rule 1), starts the alias and its
+ * dependencies, and forwards JSON-RPC and SSE; `GET /rpc/{alias}/ws` proxies WebSocket;
+ * `GET /health` lists every agent's state. Its own failures are always JSON-RPC envelopes.
+ */
+export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const startedAt = clock.now().getTime();
+  const manifest = options.manifest ?? loadManifest(config.MESH_MANIFEST);
+  const app = Fastify({
+    logger:
+      options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' }, serializers: { req: requestLogFields } },
+    bodyLimit: MESH_BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+  });
+  const fleet = new AgentFleet({
+    manifest,
+    config,
+    clock,
+    gatewayUrl: () => gatewayUrl(app, config),
+    ...(options.childEnv ? { baseEnv: options.childEnv } : {}),
+    onEvent: (event) => app.log.info({ alias: event.alias, state: event.state, ...event.detail }, 'agent state'),
+  });
+  app.decorate('meshFleet', fleet);
+  const authenticate = createMeshAuthenticator({ secret: config.MESH_JWT_SECRET, maxTtlSeconds: config.MESH_JWT_MAX_TTL, clock });
+  const resolveDid = options.didResolver ?? createDidWebResolver(config.DID_WEB_DIR === undefined ? {} : { directory: config.DID_WEB_DIR });
+  const principalOf = async (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => {
+    const principal = await authenticate({ authorization: header(request, 'authorization'), agentId: header(request, 'x-agent-id') });
+    if (config.DID_VERIFY && body) await verifyBodySignature(body, header(request, SIGNATURE_HEADER), principal.sub, resolveDid);
+    return principal;
+  };
+  const upstreamHeaders = (request: FastifyRequest, traceparent: string) => ({
+    ...pickHeaders(request.headers, FORWARDED_REQUEST_HEADERS),
+    traceparent,
+    'x-request-id': request.id,
+  });
+  const answer = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type('application/json').send(body);
+  const meshError = (error: unknown): JsonRpcErrorObject => {
+    if (isMeshRpcError(error)) return error.toErrorObject();
+    app.log.error({ err: error }, 'gateway failure');
+    return meshErrorObject('INTERNAL_ERROR');
+  };
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES } });
+  app.addHook('onRequest', async (request) => {
+    const trace = parseTraceparent(header(request, 'traceparent'));
+    if (trace) request.log = request.log.child({ trace_id: trace.traceId });
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await fleet.stopAll();
+  });
+
+  app.post<{ Params: { alias: string } }>('/rpc/:alias', async (request, reply) => {
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    try {
+      await principalOf(request, body);
+    } catch (error) {
+      if (!isMeshRpcError(error)) throw error;
+      reply.header('www-authenticate', 'Bearer error="invalid_token"');
+      return answer(reply, error.httpStatus, failure(null, error.toErrorObject()));
+    }
+    const { alias } = request.params;
+    const decoded = () => decodeBody(body);
+    if (!fleet.has(alias)) return answer(reply, 200, errorsFor(decoded(), meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
+    if (config.GATEWAY_PHI_GUARD) {
+      const value = decoded();
+      const findings = value === undefined ? [] : scanForPhi(value);
+      if (findings.length > 0) return answer(reply, 200, errorsFor(value, meshErrorObject('PHI_BLOCKED', undefined, { findings })));
+    }
+    let url: string;
+    try {
+      url = await fleet.ensure(alias);
+    } catch (error) {
+      return answer(reply, 200, errorsFor(decoded(), meshError(error)));
+    }
+    const agent = fleet.get(alias);
+    reply.hijack();
+    await forward({
+      url: `${url}/`,
+      method: 'POST',
+      headers: upstreamHeaders(request, nextTraceparent(header(request, 'traceparent'))),
+      body,
+      response: reply.raw,
+      timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+      onStream: () => agent.holdStream(),
+      onUnreachable: (error) => {
+        request.log.warn({ alias, err: error }, 'agent unreachable');
+        const envelope = errorsFor(decoded(), meshErrorObject('AGENT_UNAVAILABLE', 'The agent did not answer.', { alias }));
+        reply.raw.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(envelope));
+      },
+    });
+    agent.touch();
+    return reply;
+  });
+
+  app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', async (request, reply) => {
+    const { alias } = request.params;
+    if (!fleet.has(alias)) return answer(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
+    try {
+      await principalOf(request);
+      const url = await fleet.ensure(alias);
+      const response = await fetch(`${url}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS) });
+      return answer(reply, response.status, await response.json());
+    } catch (error) {
+      return answer(reply, isMeshRpcError(error) ? error.httpStatus : 502, failure(null, meshError(error)));
+    }
+  });
+
+  const upstreamSockets = new WeakMap<FastifyRequest, { url: string; traceparent: string }>();
+  app.get<{ Params: { alias: string } }>(
+    '/rpc/:alias/ws',
+    {
+      websocket: true,
+      preValidation: async (request, reply) => {
+        const { alias } = request.params as { alias: string };
+        try {
+          await principalOf(request);
+          const url = await fleet.ensure(alias);
+          upstreamSockets.set(request, { url: `${url.replace(/^http/, 'ws')}/ws`, traceparent: nextTraceparent(header(request, 'traceparent')) });
+        } catch (error) {
+          const status = isMeshRpcError(error) ? (error.errorName === 'AGENT_UNKNOWN' ? 404 : error.httpStatus === 401 ? 401 : 503) : 500;
+          return answer(reply, status, failure(null, meshError(error)));
+        }
+      },
+    },
+    (socket, request) => {
+      const { alias } = request.params;
+      const target = upstreamSockets.get(request) as { url: string; traceparent: string };
+      const release = fleet.get(alias).holdStream();
+      proxyWebSocket(socket, target.url, upstreamHeaders(request, target.traceparent), release);
+    },
+  );
+
+  // States are public (probes need them); log lines only go to an authenticated mesh caller.
+  app.get('/health', async (request) => {
+    const authenticated = await principalOf(request).then(
+      () => true,
+      () => false,
+    );
+    const agents = fleet.snapshot(authenticated ? (options.logTailLines ?? 20) : 0);
+    return {
+      name: 'Ward mesh gateway',
+      status: 'ok',
+      version: '0.1.0',
+      uptime_s: Math.floor((clock.now().getTime() - startedAt) / 1000),
+      agents: authenticated ? agents : agents.map(({ log_tail: _tail, ...agent }) => agent),
+    };
+  });
+
+  answerFrameworkErrorsAsJsonRpc(app, 'No such path; JSON-RPC goes to POST /rpc/{alias}.');
+
+  const idleTimeouts = [config.GATEWAY_IDLE_TIMEOUT_MS, ...[...manifest.agents.values()].map((agent) => agent.idleTimeoutMs ?? 0)].filter((ms) => ms > 0);
+  const sweepEvery = Math.min(30_000, Math.max(100, Math.floor(Math.min(...idleTimeouts, 120_000) / 4)));
+  const sweeper = setInterval(() => {
+    if (options.idleSweep === false) return;
+    fleet.sweepIdle().catch((error: unknown) => app.log.warn({ err: error }, 'idle sweep failed'));
+  }, sweepEvery);
+  sweeper.unref();
+  await app.ready();
+  return app;
+}
+
+/** The request log line: method, route and id; never the raw URL or a body. */
+function requestLogFields(request: { method: string; routeOptions?: { url?: string }; id?: string }) {
+  return { method: request.method, route: request.routeOptions?.url ?? '(unmatched)', id: request.id };
+}
+
+/** The gateway's base URL as children and registrations see it. */
+export function gatewayUrl(app: FastifyInstance, config: MeshConfig): string {
+  const address = app.server.listening ? app.server.address() : null;
+  const port = address && typeof address === 'object' ? address.port : config.GATEWAY_PORT;
+  const host = config.MESH_HOST === '0.0.0.0' ? '127.0.0.1' : config.MESH_HOST;
+  return `http://${host}:${port}`;
+}

@@ -1,0 +1,114 @@
+import { join, resolve } from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { ConfigError, DEFAULT_MESH_JWT_SECRET } from '../core/config.ts';
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const Millis = (defaultValue: number, minimum = 1) =>
+  Type.Integer({ minimum, maximum: 24 * 60 * 60 * 1000, default: defaultValue });
+
+/**
+ * The mesh's configuration (contract §1, §9, §10): one schema with defaults, read once from the
+ * environment, validated and frozen. Kept apart from the registry's `src/core/config.ts` because the
+ * gateway and agents run without a registry; the production switch (`REGISTRY_ENV`) and the shared
+ * secret (`MESH_JWT_SECRET`) are the same variables. docs/mesh.md lists every variable.
+ */
+export const MeshConfigSchema = Type.Object({
+  REGISTRY_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  MESH_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),
+  MESH_JWT_MAX_TTL: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 3600 }),
+  /** Unset: `<REGISTRY_DATA_DIR>/mesh`, so one data directory holds everything by default. */
+  MESH_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTRY_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  MESH_MANIFEST: Type.Optional(Type.String({ minLength: 1 })),
+  MESH_LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  MESH_DID_DOMAIN: Type.String({ pattern: '^[A-Za-z0-9.%-]+$', default: 'localhost' }),
+  MESH_GATEWAY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MESH_CONSENT_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MESH_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  AGENT_PORT: Type.Optional(Port),
+  AGENT_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  GATEWAY_PORT: Type.Integer({ ...Port, default: 8100 }),
+  GATEWAY_START_TIMEOUT_MS: Millis(15_000),
+  /** `0` keeps agents running until the gateway stops. */
+  GATEWAY_IDLE_TIMEOUT_MS: Millis(10 * 60 * 1000, 0),
+  GATEWAY_RESTART_BACKOFF_MS: Millis(500),
+  GATEWAY_RESTART_BACKOFF_MAX_MS: Millis(30_000),
+  GATEWAY_REQUEST_TIMEOUT_MS: Millis(60_000),
+  GATEWAY_PHI_GUARD: Type.Boolean({ default: true }),
+  DID_VERIFY: Type.Boolean({ default: false }),
+  DID_WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
+});
+
+type MeshConfigShape = Static<typeof MeshConfigSchema>;
+
+/** The validated, frozen mesh configuration; `MESH_DATA_DIR` is always resolved to an absolute path. */
+export type MeshConfig = Readonly<Omit<MeshConfigShape, 'MESH_DATA_DIR'> & { MESH_DATA_DIR: string }>;
+
+const BOOLEAN_KEYS = new Set(['GATEWAY_PHI_GUARD', 'DID_VERIFY']);
+const INTEGER_KEYS = new Set(
+  Object.entries(MeshConfigSchema.properties)
+    .filter(([, schema]) => (schema as { type?: unknown }).type === 'integer')
+    .map(([key]) => key),
+);
+
+function coerce(key: string, raw: string): unknown {
+  if (BOOLEAN_KEYS.has(key)) return raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (INTEGER_KEYS.has(key)) return /^\d+$/.test(raw) ? Number(raw) : raw;
+  return raw;
+}
+
+/**
+ * Loads the mesh configuration from an environment map (default `process.env`). Empty strings count
+ * as unset. Throws `ConfigError` naming the first bad variable; with `REGISTRY_ENV=production` the
+ * default or a short `MESH_JWT_SECRET` is refused (contract §9), for the gateway and every agent.
+ */
+export function loadMeshConfig(env: Record<string, string | undefined> = process.env): MeshConfig {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(MeshConfigSchema.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw !== '') input[key] = coerce(key, raw);
+  }
+  const withDefaults = Value.Default(MeshConfigSchema, input) as Record<string, unknown>;
+  const firstError = Value.Errors(MeshConfigSchema, withDefaults)[0];
+  if (firstError) {
+    const variable = firstError.instancePath.split('/')[1] || 'configuration';
+    throw new ConfigError(variable, `invalid value (${firstError.message})`);
+  }
+  const shape = withDefaults as MeshConfigShape;
+  const config = {
+    ...shape,
+    REGISTRY_DATA_DIR: resolve(shape.REGISTRY_DATA_DIR),
+    MESH_DATA_DIR: resolve(shape.MESH_DATA_DIR ?? join(shape.REGISTRY_DATA_DIR, 'mesh')),
+  };
+  if (config.GATEWAY_RESTART_BACKOFF_MAX_MS < config.GATEWAY_RESTART_BACKOFF_MS) {
+    throw new ConfigError('GATEWAY_RESTART_BACKOFF_MAX_MS', 'must not be below GATEWAY_RESTART_BACKOFF_MS');
+  }
+  if (config.REGISTRY_ENV === 'production') checkMeshProductionGuards(config);
+  return Object.freeze(config);
+}
+
+/** Contract §9 for the mesh: a strong, non-default secret; no local stand-in for did:web. */
+function checkMeshProductionGuards(config: MeshConfig): void {
+  if (config.MESH_JWT_SECRET === DEFAULT_MESH_JWT_SECRET) {
+    throw new ConfigError('MESH_JWT_SECRET', 'the default development secret is refused in production');
+  }
+  if (Buffer.byteLength(config.MESH_JWT_SECRET) < 32) {
+    throw new ConfigError('MESH_JWT_SECRET', 'must be at least 32 bytes in production');
+  }
+  if (config.DID_WEB_DIR !== undefined) {
+    // A local directory replaces the web origin as the source of agents' keys: development only.
+    throw new ConfigError('DID_WEB_DIR', 'resolving did:web from a local directory is refused in production');
+  }
+}
+
+/** The DID a shipped agent speaks as: `did:web:<MESH_DID_DOMAIN>:agents:<alias>` (spec: Mesh auth). */
+export function agentDid(config: Pick<MeshConfig, 'MESH_DID_DOMAIN'>, alias: string): string {
+  return `did:web:${config.MESH_DID_DOMAIN}:agents:${alias}`;
+}

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describe, test } from 'node:test';
+import { exportJWK, generateKeyPair } from 'jose';
+import { signBody } from '../../../../src/mesh/runtime/did/body-signature.ts';
+import { didWebFile, didWebUrl } from '../../../../src/mesh/runtime/did/did-web.ts';
+import { createEchoAgent } from '../../fixtures/echo-agent.ts';
+import { startTestGateway } from '../../gateway/gateway-helpers.ts';
+import { CALLER, authHeaders, listenAgent, meshConfig, post, tempDir } from '../../helpers.ts';
+
+/** A did:web document for `did` in `dir` with a fresh ES256 key under #key-1 (authentication). */
+async function publishDid(dir: string, did: string, options: { listed?: boolean } = {}) {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const kid = `${did}#key-1`;
+  const document = {
+    id: did,
+    verificationMethod: [{ id: kid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: await exportJWK(publicKey) }],
+    authentication: options.listed === false ? [] : ['#key-1'],
+  };
+  const file = didWebFile(dir, did);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(document));
+  return { sign: (body: string) => signBody(Buffer.from(body), privateKey, { alg: 'ES256', kid }) };
+}
+
+const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'echo/say', params: { text: 'signed' } });
+
+describe('DID_VERIFY: body signatures against the sender\'s DID document', () => {
+  test('did:web identifiers map to the method\'s URLs, and to the same layout in a local directory', () => {
+    assert.equal(didWebUrl('did:web:example.org'), 'https://example.org/.well-known/did.json');
+    assert.equal(didWebUrl('did:web:example.org%3A8443:agents:triage'), 'https://example.org:8443/agents/triage/did.json');
+    assert.equal(didWebFile('/dids', 'did:web:example.org:agents:triage'), '/dids/example.org/agents/triage/did.json');
+    assert.throws(() => didWebFile('/dids', 'did:web:example.org:..:..:etc'));
+    assert.throws(() => didWebUrl('did:key:z6Mk'));
+  });
+
+  async function agentWithDids(t: Parameters<typeof tempDir>[0]) {
+    const dids = tempDir(t);
+    const { url } = await listenAgent(t, createEchoAgent(), { config: meshConfig(t, { DID_VERIFY: 'true', DID_WEB_DIR: dids }) });
+    return { url, dids };
+  }
+
+  test('a body signed with the key of the sender\'s DID document is accepted', async (t) => {
+    const { url, dids } = await agentWithDids(t);
+    const { sign } = await publishDid(dids, CALLER);
+    const answer = await post(url, body, { ...(await authHeaders()), 'x-mesh-signature': await sign(body) });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.result.text, 'signed');
+  });
+
+  const refusals: [string, (dids: string, elsewhere: string) => Promise<Record<string, string>>, string][] = [
+    ['no signature', async () => ({}), 'missing_body_signature'],
+    ['a signature over another body', async (dids) => ({ 'x-mesh-signature': await (await publishDid(dids, CALLER)).sign(body.replace('signed', 'forged')) }), 'bad_body_signature'],
+    ['a signature by another DID', async (dids) => ({ 'x-mesh-signature': await (await publishDid(dids, 'did:web:localhost:agents:mallory')).sign(body) }), 'signer_mismatch'],
+    ['a sender without a DID document', async (_dids, elsewhere) => ({ 'x-mesh-signature': await (await publishDid(elsewhere, CALLER)).sign(body) }), 'did_unresolvable'],
+    ['a key the document does not authorise', async (dids) => ({ 'x-mesh-signature': await (await publishDid(dids, CALLER, { listed: false })).sign(body) }), 'key_not_found'],
+    ['a malformed signature', async () => ({ 'x-mesh-signature': 'abc' }), 'malformed_body_signature'],
+  ];
+  for (const [name, headers, reason] of refusals) {
+    test(`${name} is refused with 401 and -32001 (${reason})`, async (t) => {
+      const { url, dids } = await agentWithDids(t);
+      const answer = await post(url, body, { ...(await authHeaders()), ...(await headers(dids, tempDir(t))) });
+      assert.equal(answer.status, 401);
+      assert.equal(answer.body.error.code, -32001);
+      assert.equal(answer.body.error.data.reason, reason);
+    });
+  }
+
+  test('through the gateway the signature is checked by the gateway and again by the agent', async (t) => {
+    const dids = tempDir(t);
+    const { sign } = await publishDid(dids, CALLER);
+    const gateway = await startTestGateway(t, { probe: { entry: 'probe' } }, { env: { DID_VERIFY: 'true', DID_WEB_DIR: dids } });
+    const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'probe/info' });
+    const unsigned = await post(`${gateway.url}/rpc/probe`, payload, await authHeaders());
+    assert.equal(unsigned.status, 401);
+    const signed = await post(`${gateway.url}/rpc/probe`, payload, { ...(await authHeaders()), 'x-mesh-signature': await sign(payload) });
+    assert.equal(signed.status, 200, JSON.stringify(signed.body));
+    assert.equal(signed.body.result.caller, CALLER);
+  });
+});
