@@ -11,14 +11,3 @@ export const registryCommand: WardCommand = {
     return 'running';
   },
 };
-
-export const startCommand: WardCommand = {
-  name: 'start',
-  summary: 'start the whole service on the embedded default and print its URLs',
-  async run() {
-    const app = await startRegistry(loadConfig());
-    closeOnSignals([app]);
-    console.log(`Ward registry: ${app.ward.baseUrl()}  (OpenAPI: ${app.ward.baseUrl()}/v1/openapi.json)`);
-    return 'running';
-  },
-};

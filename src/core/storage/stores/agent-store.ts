@@ -194,3 +194,15 @@ export async function countOrgAgents(db: Db, orgId: string): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** The non-revoked agent of an organisation with a display name, if any (names are unique per org). */
+export async function findLiveAgentByOrgName(db: Db, orgId: string, displayName: string): Promise<AgentRow | undefined> {
+  const row = await db
+    .selectFrom('agents')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('display_name', '=', displayName)
+    .where('status', '!=', 'revoked')
+    .executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
