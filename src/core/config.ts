@@ -43,6 +43,12 @@ export const ConfigSchema = Type.Object({
     { default: 'info' },
   ),
   REGISTRY_CORS_ORIGINS: Type.Optional(Type.String()),
+  REGISTRY_JWT_JWKS_URI: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  REGISTRY_JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTRY_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTRY_TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTRY_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTRY_MTLS_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
   REGISTRY_HEALTH_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 30_000 }),
   REGISTRY_HEALTH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
@@ -108,10 +114,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze(config);
 }
 
-/** Modes this build does not implement yet must not silently run open. */
+/** Each authentication mode needs its settings; a mode without them must not start (and run open). */
 function checkSupported(config: Static<typeof ConfigSchema>): void {
-  if (config.REGISTRY_AUTH_MODE !== 'disabled') {
-    throw new ConfigError('REGISTRY_AUTH_MODE', `"${config.REGISTRY_AUTH_MODE}" is not available in this build yet`);
+  const mode = config.REGISTRY_AUTH_MODE;
+  if (mode !== 'disabled') {
+    for (const variable of ['REGISTRY_JWT_JWKS_URI', 'REGISTRY_JWT_ISSUER', 'REGISTRY_JWT_AUDIENCE'] as const) {
+      if (!config[variable]) throw new ConfigError(variable, `is required when REGISTRY_AUTH_MODE=${mode}`);
+    }
+  }
+  if (mode === 'mtls') {
+    for (const variable of ['REGISTRY_TLS_CERT_FILE', 'REGISTRY_TLS_KEY_FILE', 'REGISTRY_MTLS_CA_FILE'] as const) {
+      if (!config[variable]) throw new ConfigError(variable, 'is required when REGISTRY_AUTH_MODE=mtls');
+    }
+  }
+  if (Boolean(config.REGISTRY_TLS_CERT_FILE) !== Boolean(config.REGISTRY_TLS_KEY_FILE)) {
+    throw new ConfigError(config.REGISTRY_TLS_CERT_FILE ? 'REGISTRY_TLS_KEY_FILE' : 'REGISTRY_TLS_CERT_FILE', 'TLS needs both a certificate and a key');
   }
 }
 
@@ -132,5 +149,6 @@ function checkProductionGuards(config: Static<typeof ConfigSchema>): void {
 export function publicBaseUrl(config: Config, listenPort?: number): string {
   if (config.REGISTRY_PUBLIC_URL) return config.REGISTRY_PUBLIC_URL.replace(/\/+$/, '');
   const host = config.REGISTRY_HOST === '0.0.0.0' ? '127.0.0.1' : config.REGISTRY_HOST;
-  return `http://${host}:${listenPort ?? config.REGISTRY_PORT}`;
+  const scheme = config.REGISTRY_TLS_CERT_FILE ? 'https' : 'http';
+  return `${scheme}://${host}:${listenPort ?? config.REGISTRY_PORT}`;
 }

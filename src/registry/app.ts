@@ -10,7 +10,11 @@ import { migrateToLatest } from '../core/storage/migrator.ts';
 import { deleteExpiredIdempotencyKeys } from '../core/storage/stores/idempotency-store.ts';
 import { registryUri } from '../core/ids.ts';
 import { createAgentService } from './agents/agent-service.ts';
-import { registerAuthentication } from './auth/authentication.ts';
+import { Redis } from 'ioredis';
+import { registerAuthentication, type TokenAuthenticator } from './auth/authentication.ts';
+import { tlsServerOptions } from './auth/mtls.ts';
+import { createTokenAuthenticator } from './auth/token-authenticator.ts';
+import { registerProductionHeaders } from './http/production-headers.ts';
 import { createApiKeyService } from './keys/api-key-service.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { createDiscoveryService } from './discovery/discovery-service.ts';
@@ -74,6 +78,17 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       genReqId: (request) => requestIdFor(request.headers),
       requestIdHeader: false,
       routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
+      // HTTPS when a certificate is configured; in mtls mode the handshake also demands a client
+      // certificate chained to REGISTRY_MTLS_CA_FILE.
+      ...(config.REGISTRY_TLS_CERT_FILE
+        ? {
+            https: tlsServerOptions({
+              certFile: config.REGISTRY_TLS_CERT_FILE,
+              keyFile: config.REGISTRY_TLS_KEY_FILE as string,
+              ...(config.REGISTRY_AUTH_MODE === 'mtls' ? { caFile: config.REGISTRY_MTLS_CA_FILE as string } : {}),
+            }),
+          }
+        : {}),
       ajv: { customOptions: {} },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -84,7 +99,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     });
     const routes: Array<{ method: string; url: string }> = [];
     app.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+      // HEAD twins and the CORS preflight are transport, not operations of the API.
+      for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: route.url });
     });
     const registryId = registryUri(config.REGISTRY_JURISDICTION, config.REGISTRY_NAME);
     const baseUrl = () => publicBaseUrl(config, listeningPort(app));
@@ -144,7 +160,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     });
     registerErrorHandling(app);
     // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
-    registerAuthentication(app, { config, apiKeys });
+    const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
+    registerAuthentication(app, { config, apiKeys, ...withTokens(createTokenAuthenticator(config, redis ? { redis } : {})) });
+    await registerProductionHeaders(app, config);
     registerPhiGuard(app);
     app.addHook('preValidation', async (request) => fingerprintBeforeValidation(request));
     await app.register(swagger, openApiOptions(config));
@@ -167,6 +185,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onClose', async () => {
+      redis?.disconnect();
       await healthProber.stop();
       clearInterval(sweep);
       if (ownsStorage) await storage.close();
@@ -177,6 +196,10 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     if (ownsStorage) await storage.close();
     throw error;
   }
+}
+
+function withTokens(tokens: TokenAuthenticator | undefined): { tokens?: TokenAuthenticator } {
+  return tokens ? { tokens } : {};
 }
 
 function listeningPort(app: FastifyInstance): number | undefined {

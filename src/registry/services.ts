@@ -26,7 +26,7 @@ export type RegistryServices = {
   readonly registryId: string;
   /** The delegation chain from the root down to this registry, and the statements that prove it. */
   trustChain(): { delegationChain: string[]; statements: string[] };
-  /** Every route registered, as method and URL pattern (HEAD twins left out). */
+  /** Every route registered, as method and URL pattern (HEAD twins and CORS preflight left out). */
   readonly routes: ReadonlyArray<{ method: string; url: string }>;
   /** The URL clients reach this registry at (configured, or the listen address once listening). */
   baseUrl(): string;

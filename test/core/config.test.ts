@@ -61,8 +61,13 @@ describe('configuration', () => {
     assert.equal(loadConfig({ REGISTRY_PORT: '', DATABASE_URL: '' }).REGISTRY_PORT, 8080);
   });
 
-  test('authentication modes not built yet are refused rather than run open', () => {
-    for (const mode of ['jwt', 'mtls', 'dpop']) assert.equal(configError({ REGISTRY_AUTH_MODE: mode }).variable, 'REGISTRY_AUTH_MODE');
+  test('a token mode without its settings is refused, naming the missing variable', () => {
+    for (const mode of ['jwt', 'mtls', 'dpop']) assert.equal(configError({ REGISTRY_AUTH_MODE: mode }).variable, 'REGISTRY_JWT_JWKS_URI');
+    const jwt = { REGISTRY_AUTH_MODE: 'jwt', REGISTRY_JWT_JWKS_URI: 'https://idp.example.org/jwks.json', REGISTRY_JWT_ISSUER: 'https://idp.example.org' };
+    assert.equal(configError(jwt).variable, 'REGISTRY_JWT_AUDIENCE');
+    assert.equal(loadConfig({ ...jwt, REGISTRY_JWT_AUDIENCE: 'ward' }).REGISTRY_AUTH_MODE, 'jwt');
+    assert.equal(configError({ ...jwt, REGISTRY_JWT_AUDIENCE: 'ward', REGISTRY_AUTH_MODE: 'mtls' }).variable, 'REGISTRY_TLS_CERT_FILE');
+    assert.equal(configError({ REGISTRY_TLS_CERT_FILE: '/x.pem' }).variable, 'REGISTRY_TLS_KEY_FILE');
   });
 
   test('production refuses disabled authentication', () => {

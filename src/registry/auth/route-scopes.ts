@@ -10,7 +10,8 @@ const PUBLIC = new Set(['GET /.well-known/agent-registry', 'GET /.well-known/jwk
  * A state-changing route this table does not place stops start-up: every route must be decided.
  */
 export function requiredScope(method: string, url: string): Scope | 'public' {
-  if (PUBLIC.has(`${method} ${url}`)) return 'public';
+  // CORS preflights carry no credential by design (the browser sends them on its own).
+  if (PUBLIC.has(`${method} ${url}`) || method === 'OPTIONS') return 'public';
   if (url.startsWith('/v1/admin/')) return 'registry:admin';
   if (method === 'GET' || method === 'HEAD') return 'registry:read';
   if (method === 'POST' && url === '/v1/route') return 'registry:read';

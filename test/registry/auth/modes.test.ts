@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
+import { describe, test, type TestContext } from 'node:test';
+import * as oauth from 'oauth4webapi';
+import { loadConfig } from '../../../src/core/config.ts';
+import { buildRegistry } from '../../../src/registry/app.ts';
+import { certificateThumbprint } from '../../../src/registry/auth/mtls.ts';
+import { createKey, bearer } from '../../helpers/keys.ts';
+import { buildTestRegistry, openTestStorage } from '../../helpers/registry.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from './fixtures.ts';
+import { makePki } from './pki.ts';
+
+/** Claims valid now (the verifier fixtures judge at a fixed date; the registry judges at the real one). */
+function currentClaims(overrides: Record<string, unknown> = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return tokenClaims({ iat: now, exp: now + 300, ...overrides });
+}
+
+async function jwtEnvironment(t: TestContext, mode: 'jwt' | 'mtls' | 'dpop') {
+  const key = makeSigningKey('ES256');
+  const jwks = await startJwksServer(t, [key]);
+  return { key, env: { REGISTRY_AUTH_MODE: mode, REGISTRY_JWT_JWKS_URI: jwks.jwksUri, REGISTRY_JWT_ISSUER: ISSUER, REGISTRY_JWT_AUDIENCE: AUDIENCE } };
+}
+
+describe('authentication modes through the registry', () => {
+  test('jwt: a valid token acts with its scopes; missing, forged, expired, foreign and sender-bound tokens are 401', async (t) => {
+    const { key, env } = await jwtEnvironment(t, 'jwt');
+    const registry = await buildTestRegistry(t, 'sqlite', { env });
+    const call = (headers: Record<string, string>, method: 'GET' | 'POST' = 'GET') => registry.call({ method, url: '/v1/agents', headers });
+    const reader = await signToken(key, currentClaims({ scope: 'registry:read' }));
+    assert.equal((await call(bearer(reader))).status, 200);
+    const anonymous = await call({});
+    assert.equal(anonymous.status, 401);
+    assert.match(String(anonymous.headers['www-authenticate']), /^Bearer realm="ward"/);
+    const refused = await registry.call({ method: 'POST', url: '/v1/agents', headers: bearer(reader), payload: {} });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.details.required_scope, 'registry:write');
+    const forger = makeSigningKey('ES256', key.kid);
+    const cases: Array<[string, string]> = [
+      ['forged', await signToken(forger, currentClaims())],
+      ['expired', await signToken(key, currentClaims({ iat: 1_700_000_000, exp: 1_700_000_300 }))],
+      ['wrong audience', await signToken(key, currentClaims({ aud: 'https://someone-else.example' }))],
+      ['wrong issuer', await signToken(key, currentClaims({ iss: 'https://evil.example' }))],
+      ['DPoP-bound used as Bearer', await signToken(key, currentClaims({ cnf: { jkt: 'abc' } }))],
+    ];
+    for (const [name, token] of cases) {
+      const response = await call(bearer(token));
+      assert.equal(response.status, 401, name);
+      assert.match(String(response.headers['www-authenticate']), /error="invalid_token"/, name);
+    }
+    assert.equal((await registry.call({ method: 'GET', url: '/.well-known/agent-registry' })).status, 200, 'public without a credential');
+    assert.deepEqual((await registry.call({ method: 'GET', url: '/.well-known/agent-registry' })).body.supported_auth_methods, ['jwt']);
+  });
+
+  test('jwt: API keys are still accepted, and an admin token may create them', async (t) => {
+    const { key, env } = await jwtEnvironment(t, 'jwt');
+    const registry = await buildTestRegistry(t, 'sqlite', { env });
+    const admin = await signToken(key, currentClaims({ scope: 'registry:admin registry:read' }));
+    const created = await createKey(registry, { org_id: 'org-a' }, bearer(admin));
+    assert.equal((await registry.call({ method: 'GET', url: '/v1/agents', headers: bearer(created.raw_key) })).status, 200);
+  });
+
+  test('mtls: real TLS demands a client certificate from the CA, and the token must be bound to it', async (t) => {
+    const pki = makePki();
+    t.after(() => pki.remove());
+    const { key, env } = await jwtEnvironment(t, 'mtls');
+    const storage = await openTestStorage(t, 'sqlite');
+    const config = loadConfig({
+      REGISTRY_ENV: 'test',
+      ...storage.env,
+      ...env,
+      REGISTRY_TLS_CERT_FILE: pki.path('server.pem'),
+      REGISTRY_TLS_KEY_FILE: pki.path('server.key'),
+      REGISTRY_MTLS_CA_FILE: pki.path('ca.pem'),
+    });
+    const app = await buildRegistry({ config, storage, logger: false });
+    t.after(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    const get = (headers: Record<string, string>, client?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          { host: '127.0.0.1', port, path: '/v1/agents', headers, ca: pki.pem('ca'), ...(client ? { cert: pki.pem(client), key: pki.key(client) } : {}) },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const bound = await signToken(key, currentClaims({ cnf: { 'x5t#S256': certificateThumbprint(pki.der('client')) } }));
+    assert.equal((await get(bearer(bound), 'client')).status, 200);
+    assert.equal((await get(bearer(bound), 'other-client')).status, 401, 'bound to another certificate');
+    const unbound = await signToken(key, currentClaims());
+    assert.equal((await get(bearer(unbound), 'client')).status, 401, 'a token not bound to the certificate');
+    await assert.rejects(get(bearer(bound)), 'no client certificate: the handshake fails');
+    await assert.rejects(get(bearer(bound), 'rogue'), 'a certificate not from the CA: refused');
+  });
+
+  test('dpop: the real oauth4webapi client is accepted; a replayed proof and a Bearer token are refused', async (t) => {
+    const { key, env } = await jwtEnvironment(t, 'dpop');
+    const storage = await openTestStorage(t, 'sqlite');
+    const app = await buildRegistry({ config: loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...env }), storage, logger: false });
+    t.after(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const keyPair = await oauth.generateKeyPair('ES256', { extractable: true });
+    const handle = oauth.DPoP({}, keyPair);
+    const token = await signToken(key, currentClaims({ cnf: { jkt: await handle.calculateThumbprint() } }));
+    let captured: Headers | undefined;
+    const response = await oauth.protectedResourceRequest(token, 'GET', new URL(`${base}/v1/agents`), new Headers(), undefined, {
+      DPoP: handle,
+      [oauth.allowInsecureRequests]: true,
+      [oauth.customFetch]: (url, init) => {
+        captured = new Headers(init.headers);
+        return fetch(url, init);
+      },
+    });
+    assert.equal(response.status, 200);
+    const replay = await fetch(`${base}/v1/agents`, { headers: captured as Headers });
+    assert.equal(replay.status, 401);
+    assert.match(replay.headers.get('www-authenticate') ?? '', /^DPoP realm="ward", error="invalid_dpop_proof"/);
+    const asBearer = await fetch(`${base}/v1/agents`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(asBearer.status, 401);
+    const otherKey = await oauth.generateKeyPair('ES256', { extractable: true });
+    // oauth4webapi raises the registry's 401 challenge as an error: a proof by another key is refused.
+    await assert.rejects(
+      oauth.protectedResourceRequest(token, 'GET', new URL(`${base}/v1/agents`), new Headers(), undefined, {
+        DPoP: oauth.DPoP({}, otherKey),
+        [oauth.allowInsecureRequests]: true,
+      }),
+      (error: Error & { response?: Response }) => error.name === 'WWWAuthenticateChallengeError' && error.response?.status === 401,
+    );
+  });
+});
