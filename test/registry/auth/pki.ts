@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OPENSSL_CA_CONFIG, opensslTime } from '../../helpers/openssl-ca.ts';
 
 export type Pki = {
   dir: string;
@@ -22,29 +23,10 @@ export type Pki = {
   remove(): void;
 };
 
-const CA_CONFIG = `[ ca ]
-default_ca = test_ca
-[ test_ca ]
-database = index.txt
-new_certs_dir = issued
-serial = serial
-default_md = sha256
-policy = anything
-unique_subject = no
-copy_extensions = none
-[ anything ]
-commonName = supplied
-`;
 
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
 const DAY_MS = 86_400_000;
 
-function opensslTime(date: Date): string {
-  return date
-    .toISOString()
-    .replace(/[-:T]/g, '')
-    .replace(/\.\d{3}/, '');
-}
 
 export function makePki(): Pki {
   const dir = mkdtempSync(join(tmpdir(), 'ward-pki-'));
@@ -52,7 +34,7 @@ export function makePki(): Pki {
     execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
   mkdirSync(join(dir, 'issued'));
   writeFileSync(join(dir, 'index.txt'), '');
-  writeFileSync(join(dir, 'ca.cnf'), CA_CONFIG);
+  writeFileSync(join(dir, 'ca.cnf'), OPENSSL_CA_CONFIG);
   run([
     'req',
     '-x509',

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactSign, SignJWT, type JWTPayload } from 'jose';
+import { OPENSSL_CA_CONFIG, opensslTime } from '../../helpers/openssl-ca.ts';
 
 /** The instant every test judges validity at. */
 export const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -48,28 +49,7 @@ export type CertificateFixture = KeyPair & {
   thumbprint: string;
 };
 
-const CA_CONFIG = `[ ca ]
-default_ca = selfsigned
-[ selfsigned ]
-database = index.txt
-new_certs_dir = issued
-# Never read with -rand_serial, but openssl ca insists the setting exists.
-serial = serial
-default_md = sha256
-policy = anything
-unique_subject = no
-copy_extensions = none
-[ anything ]
-commonName = supplied
-`;
 
-function opensslTime(date: Date): string {
-  // GeneralizedTime, YYYYMMDDHHMMSSZ, as `openssl ca -startdate/-enddate` accepts.
-  return date
-    .toISOString()
-    .replace(/[-:T]/g, '')
-    .replace(/\.\d{3}/, '');
-}
 
 /** Makes a self-signed certificate valid from `notBefore` to `notAfter`. */
 export function makeCertificate(
@@ -82,7 +62,7 @@ export function makeCertificate(
   try {
     mkdirSync(join(dir, 'issued'));
     writeFileSync(join(dir, 'index.txt'), '');
-    writeFileSync(join(dir, 'ca.cnf'), CA_CONFIG);
+    writeFileSync(join(dir, 'ca.cnf'), OPENSSL_CA_CONFIG);
     writeFileSync(join(dir, 'key.pem'), keys.privateKey.export({ format: 'pem', type: 'pkcs8' }), {
       mode: 0o600,
     });

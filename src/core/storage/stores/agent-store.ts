@@ -1,27 +1,11 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../schema.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AgentsTable, Database } from '../schema.ts';
 
 /**
  * Agent rows. The indexed columns (status, jurisdiction, owner, version, trust state) live beside the
  * JSON document the owner wrote, so filters use indexes and the document stays one value.
  */
-export type AgentRow = {
-  id: string;
-  agent_uri: string;
-  jurisdiction: string;
-  status: string;
-  display_name: string;
-  org_id: string | null;
-  version: number;
-  trust_state: string;
-  trust_level: number;
-  token_binding: string;
-  best_priority: number;
-  health_rank: number;
-  record: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-};
+export type AgentRow = Omit<Selectable<AgentsTable>, 'record'> & { record: Record<string, unknown> };
 
 type Db = Kysely<Database>;
 
