@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   TIER_LIMIT_EXCEEDED: { status: 403, retryable: false, title: "The organisation has reached its tier's agent limit." },
   TIER_FEATURE_UNAVAILABLE: { status: 403, retryable: false, title: "The caller's tier does not include this feature." },
   API_KEY_NOT_FOUND: { status: 404, retryable: false, title: 'No such API key.' },
+  RATE_LIMITED: { status: 429, retryable: true, title: "The key is over its tier's rate limit." },
+  QUOTA_EXCEEDED: { status: 429, retryable: true, title: "The key has used its tier's requests for this UTC day." },
   // Server side
   INTERNAL_ERROR: { status: 500, retryable: true, title: 'The server failed to complete the request.' },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true, title: 'The service is not ready.' },

@@ -17,6 +17,11 @@ import { createTokenAuthenticator } from './auth/token-authenticator.ts';
 import { registerProductionHeaders } from './http/production-headers.ts';
 import { createApiKeyService } from './keys/api-key-service.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { createMemoryRateLimiter } from './limits/memory-rate-limiter.ts';
+import { registerRateLimits } from './limits/rate-limit-hook.ts';
+import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
+import { usageRoutes } from './routes/usage.ts';
+import { createUsageMeter } from './usage/usage-meter.ts';
 import { createDiscoveryService } from './discovery/discovery-service.ts';
 import { createHealthProber } from './health/health-prober.ts';
 import { createRoutingService } from './routing/routing-service.ts';
@@ -162,6 +167,13 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
     const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
     registerAuthentication(app, { config, apiKeys, ...withTokens(createTokenAuthenticator(config, redis ? { redis } : {})) });
+    // Limits right after authentication: the key and tier are known, and a refusal costs nothing more.
+    // Shared buckets in Redis when several instances serve the same keys (docs/operations.md).
+    const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
+    // An outage refuses API-key requests (503) rather than lifting limits; say why in the log.
+    redis?.on('error', (error: unknown) => app.log.warn({ err: error }, 'redis connection error'));
+    const meter = createUsageMeter({ storage, log: (error) => app.log.warn({ err: error }, 'usage flush failed') });
+    registerRateLimits(app, { limiter, meter, clock });
     await registerProductionHeaders(app, config);
     registerPhiGuard(app);
     app.addHook('preValidation', async (request) => fingerprintBeforeValidation(request));
@@ -174,6 +186,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(routingRoutes);
     await app.register(trustRoutes);
     await app.register(apiKeyRoutes);
+    await app.register(usageRoutes, { limiter, meter });
     await app.register(openApiRoutes);
 
     const sweep = setInterval(() => {
@@ -185,6 +198,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onClose', async () => {
+      // The last second of usage counts goes to the database before it closes.
+      await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));
       redis?.disconnect();
       await healthProber.stop();
       clearInterval(sweep);

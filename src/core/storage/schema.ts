@@ -18,6 +18,7 @@ export type Database = {
   signing_keys: SigningKeysTable;
   ledger_leaves: LedgerLeavesTable;
   ledger_nodes: LedgerNodesTable;
+  usage_counts: UsageCountsTable;
 };
 
 export type AgentsTable = {
@@ -121,4 +122,13 @@ export type LedgerNodesTable = {
   level: number;
   node_index: ColumnType<number | string, number, never>;
   hash: string;
+};
+
+/** Requests per API key, UTC day (`YYYY-MM-DD`) and operation class; BIGINT, so a string from PostgreSQL. */
+export type UsageCountsTable = {
+  key_id: string;
+  day: string;
+  class: string;
+  org_id: string;
+  count: ColumnType<number | string, number, number>;
 };

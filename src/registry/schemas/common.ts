@@ -33,10 +33,13 @@ export const ErrorEnvelope = Type.Object(
   { title: 'ErrorEnvelope', description: 'The registry error envelope (docs/errors.md).' },
 );
 
-/** Error responses every route can produce; merged into each route's response map. */
+/**
+ * Error responses every route can produce; merged into each route's response map. 429 and 503: any
+ * request made with an API key is rate-limited, and refused when the limiter cannot be reached.
+ */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const responses: Record<number, TSchema> = {};
-  for (const status of new Set([400, 413, 415, 422, 500, ...statuses])) responses[status] = ErrorEnvelope;
+  for (const status of new Set([400, 413, 415, 422, 429, 500, 503, ...statuses])) responses[status] = ErrorEnvelope;
   return responses;
 }
 

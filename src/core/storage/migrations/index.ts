@@ -3,6 +3,7 @@ import * as initial from './001-initial.ts';
 import * as discovery from './002-discovery.ts';
 import * as ledger from './003-ledger.ts';
 import * as apiKeys from './004-api-keys.ts';
+import * as usage from './005-usage.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '002-discovery': discovery,
   '003-ledger': ledger,
   '004-api-keys': apiKeys,
+  '005-usage': usage,
 };

@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * Usage metering (contract §7, docs/api.md "Limits and usage"): one row per API key, UTC day and
+ * operation class, holding how many requests of that class the key made that day. `org_id` is
+ * copied from the key (it never changes) so a summary by organisation reads one table.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('usage_counts')
+    .addColumn('key_id', 'text', (c) => c.notNull())
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('class', 'text', (c) => c.notNull())
+    .addColumn('org_id', 'text', (c) => c.notNull())
+    .addColumn('count', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('usage_counts_pk', ['key_id', 'day', 'class'])
+    .execute();
+  await db.schema.createIndex('usage_counts_day').on('usage_counts').columns(['day', 'key_id']).execute();
+  await db.schema.createIndex('usage_counts_org_day').on('usage_counts').columns(['org_id', 'day']).execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('usage_counts').execute();
+}

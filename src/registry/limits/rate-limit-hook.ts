@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../core/clock.ts';
+import { WardError } from '../../core/errors.ts';
+import type { UsageMeter } from '../usage/usage-meter.ts';
+import { bucketOf, decide, limitRequestFor } from './limit-policy.ts';
+import type { LimitState, RateLimiter } from './rate-limiter.ts';
+import { utcDay } from './utc-day.ts';
+
+/** How soon a client may try again after the limiter could not be reached. */
+const UNAVAILABLE_RETRY_MS = 1000;
+
+/**
+ * Rate limits and usage metering for every request of an API key (contract §7). An `onRequest`
+ * hook registered right after authentication, so the caller (key id, organisation, tier) is known,
+ * and a refused request costs no body parsing, no PHI scan and no database work beyond the key.
+ * - Callers without a tier (anonymous in `disabled` mode, token callers) are neither limited nor metered.
+ * - Admitted: the RateLimit-* headers go on the response, whatever its status.
+ * - Refused: 429 RATE_LIMITED or QUOTA_EXCEEDED, Retry-After and the same headers; nothing is taken.
+ * - The limiter unreachable (Redis down): 503 SERVICE_UNAVAILABLE. A health registry does not run
+ *   unlimited on an outage (docs/operations.md).
+ */
+export function registerRateLimits(
+  app: FastifyInstance,
+  deps: { limiter: RateLimiter; meter: UsageMeter; clock: Clock },
+): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const { caller } = request;
+    if (!caller?.tier || caller.principal.kind !== 'api_key') return;
+    const keyId = caller.principal.credentialId;
+    const orgId = caller.principal.orgId ?? '';
+    const bucket = bucketOf(request.method, request.routeOptions.url);
+    const nowMs = deps.clock.now().getTime();
+    let state: LimitState;
+    try {
+      state = await deps.limiter.take(limitRequestFor(keyId, caller.tier.limits, bucket, nowMs));
+    } catch (error) {
+      request.log.error(
+        { err: error, limiter: deps.limiter.kind },
+        'rate limiter unavailable; request refused',
+      );
+      throw new WardError(
+        'SERVICE_UNAVAILABLE',
+        'Rate limits cannot be checked at the moment.',
+        {},
+        UNAVAILABLE_RETRY_MS,
+      );
+    }
+    const decision = decide(state, nowMs);
+    const day = utcDay(nowMs);
+    if (!decision.refusal) {
+      reply.headers(decision.headers);
+      deps.meter.record({ keyId, orgId, day, usageClass: 'general' });
+      if (bucket !== 'general') deps.meter.record({ keyId, orgId, day, usageClass: bucket });
+      return;
+    }
+    deps.meter.record({ keyId, orgId, day, usageClass: 'rate_limited' });
+    const { code, retryAfterMs, details } = decision.refusal;
+    const refusal = new WardError(
+      code,
+      code === 'QUOTA_EXCEEDED'
+        ? "The key has used its tier's requests for this UTC day."
+        : "The key is over its tier's rate limit.",
+      { ...details, tier: caller.tier.name },
+      retryAfterMs,
+    );
+    refusal.headers = decision.headers;
+    throw refusal;
+  });
+}

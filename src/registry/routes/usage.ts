@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { UsageMeter } from '../usage/usage-meter.ts';
+import { liveUsage, summariseUsage } from '../usage/usage-report.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { KeyIdParams } from '../schemas/key-schemas.ts';
+import { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../schemas/usage-schemas.ts';
+
+/** What the usage routes read: the meter (durable counts) and the limiter (live state). */
+export type UsageRoutesOptions = { limiter: RateLimiter; meter: UsageMeter };
+
+/** Usage summary and live usage under /v1/admin/billing (contract §7); both need registry:admin. */
+export const usageRoutes: FastifyPluginAsyncTypebox<UsageRoutesOptions> = async (app, options) => {
+  const { apiKeys, storage, clock } = app.ward;
+  const tags = ['billing'];
+
+  app.get(
+    '/v1/admin/billing/usage',
+    {
+      schema: {
+        tags,
+        summary: 'Usage per key, per UTC day and per operation class',
+        querystring: UsageSummaryQuery,
+        response: { 200: UsageSummarySchema, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => summariseUsage({ storage, meter: options.meter }, request.query),
+  );
+
+  app.get(
+    '/v1/admin/billing/usage/:key_id/live',
+    {
+      schema: {
+        tags,
+        summary: "A key's live usage: today's count and limit, tokens left per bucket",
+        params: KeyIdParams,
+        response: { 200: LiveUsageSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => liveUsage({ apiKeys, limiter: options.limiter }, request.params.key_id, clock.now()),
+  );
+};
