@@ -7,12 +7,13 @@ import { agentCommand } from './commands/agent.ts';
 import { gatewayCommand } from './commands/gateway.ts';
 import { ledgerCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { registryCommand } from './commands/registry.ts';
 import { startCommand } from './commands/start.ts';
 import { tokenCommand } from './commands/token.ts';
 
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand];
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand, mcpCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;

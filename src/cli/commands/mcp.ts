@@ -1,0 +1,91 @@
+import { parseArgs } from 'node:util';
+import packageJson from '../../../package.json' with { type: 'json' };
+import { loadMcpConfig } from '../../mcp/mcp-config.ts';
+import { probeRegistry } from '../../mcp/probe-registry.ts';
+import { createRegistryClient } from '../../mcp/registry-client.ts';
+import { createMcpServer } from '../../mcp/server.ts';
+import { MCP_PATHS, startHttpService } from '../../mcp/transports/http.ts';
+import { serveStdio } from '../../mcp/transports/stdio.ts';
+import type { WardCommand } from '../command.ts';
+
+const USAGE = `Usage: ward mcp [--transport stdio|sse] [--port <port, default MCP_PORT or 8090>]
+
+Serves the MCP tools discover_agents, route and register over stdio, or over HTTP (streamable HTTP
+at /mcp and SSE at /sse on one port). stdio is the default. Needs REGISTRY_URL and REGISTRY_API_KEY;
+see docs/mcp.md.`;
+
+// Every line goes to stderr: on stdio, stdout carries nothing but MCP messages.
+const log = (line: string) => console.error(line);
+
+/** `ward mcp`: the tool interface of the spec (contract §1, §11). */
+export const mcpCommand: WardCommand = {
+  name: 'mcp',
+  summary:
+    'serve the MCP tools (discover_agents, route, register): mcp [--transport stdio|sse] [--port 8090]',
+  async run(args) {
+    let values: { transport?: string | undefined; port?: string | undefined };
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: { transport: { type: 'string' }, port: { type: 'string' } },
+      }));
+    } catch (error) {
+      log(`ward mcp: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    // stdio by default: MCP client configurations stay short, and the Inspector's CLI, which takes
+    // `--transport` as its own option, can launch `ward mcp` without it.
+    const transport = values.transport ?? 'stdio';
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (
+      (transport !== 'stdio' && transport !== 'sse') ||
+      (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535))
+    ) {
+      log(USAGE);
+      return 2;
+    }
+    if (transport === 'stdio' && port !== undefined)
+      log('ward mcp: --port is ignored with --transport stdio');
+
+    const config = loadMcpConfig();
+    const registry = createRegistryClient({
+      baseUrl: config.REGISTRY_URL,
+      apiKey: config.REGISTRY_API_KEY,
+      timeoutMs: config.MCP_REGISTRY_TIMEOUT_MS,
+      userAgent: `ward-mcp/${packageJson.version}`,
+    });
+    const identity = await probeRegistry(registry);
+    const about = `registry ${identity.registry_id} at ${registry.baseUrl}`;
+
+    if (transport === 'stdio') {
+      const service = await serveStdio(createMcpServer(registry));
+      log(`ward mcp: serving MCP on stdio for ${about}`);
+      onStop(() => service.close());
+      void service.closed.then(() => process.exit(0));
+      return 'running';
+    }
+
+    const service = await startHttpService({
+      host: config.MCP_HOST,
+      port: port ?? config.MCP_PORT,
+      createServer: () => createMcpServer(registry),
+      log,
+    });
+    log(
+      `ward mcp: listening on ${service.url}${MCP_PATHS.streamableHttp} (streamable HTTP) and ${service.url}${MCP_PATHS.sse} (SSE) for ${about}`,
+    );
+    onStop(() => service.close().then(() => process.exit(0)));
+    return 'running';
+  },
+};
+
+function onStop(stop: () => Promise<unknown>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    void stop();
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}

@@ -1,0 +1,100 @@
+import { isIP } from 'node:net';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { ConfigError } from '../core/config.ts';
+import { RAW_KEY_PATTERN } from '../registry/keys/api-key-format.ts';
+
+/** Port of the HTTP transports (SSE and streamable HTTP) unless `--port` or `MCP_PORT` says otherwise (contract §1). */
+export const DEFAULT_MCP_PORT = 8090;
+
+/**
+ * The MCP server's configuration (spec: Tool interface; contract §1, §11): one schema with defaults,
+ * read once from the environment, validated and frozen. Apart from the registry's configuration
+ * because the MCP server is only a client of a registry, possibly a remote one. docs/mcp.md lists
+ * every variable.
+ */
+export const McpConfigSchema = Type.Object({
+  REGISTRY_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  REGISTRY_URL: Type.String({ minLength: 1 }),
+  REGISTRY_API_KEY: Type.String({ minLength: 1 }),
+  MCP_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  MCP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: DEFAULT_MCP_PORT }),
+  MCP_REGISTRY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 }),
+});
+
+export type McpConfig = Readonly<Static<typeof McpConfigSchema>>;
+
+const HINTS: Record<string, string> = {
+  REGISTRY_URL: "is required: the registry's base URL, e.g. http://127.0.0.1:8080",
+  REGISTRY_API_KEY:
+    'is required: a registry API key (rk_…); create one with `ward keys create --org <org> --scopes registry:read,registry:write`',
+};
+
+/**
+ * Loads the configuration from an environment map (default `process.env`). Empty strings count as
+ * unset. Throws `ConfigError` naming the first unusable variable, and never repeats the API key.
+ * `REGISTRY_URL` must be an http(s) URL without credentials, query or fragment; with
+ * `REGISTRY_ENV=production` it must be https unless it is a loopback address, since the API key
+ * travels in every request.
+ */
+export function loadMcpConfig(env: Record<string, string | undefined> = process.env): McpConfig {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(McpConfigSchema.properties)) {
+    const raw = env[key]?.trim();
+    if (raw === undefined || raw === '') continue;
+    input[key] =
+      key === 'MCP_PORT' || key === 'MCP_REGISTRY_TIMEOUT_MS' ? (/^\d+$/.test(raw) ? Number(raw) : raw) : raw;
+  }
+  for (const variable of ['REGISTRY_URL', 'REGISTRY_API_KEY']) {
+    if (input[variable] === undefined) throw new ConfigError(variable, HINTS[variable] ?? 'is required');
+  }
+  const withDefaults = Value.Default(McpConfigSchema, input) as Record<string, unknown>;
+  const firstError = Value.Errors(McpConfigSchema, withDefaults)[0];
+  if (firstError) {
+    const variable = firstError.instancePath.split('/')[1] || 'configuration';
+    throw new ConfigError(variable, `invalid value (${firstError.message})`);
+  }
+  const config = withDefaults as Static<typeof McpConfigSchema>;
+  config.REGISTRY_URL = checkRegistryUrl(config.REGISTRY_URL, config.REGISTRY_ENV === 'production');
+  if (!RAW_KEY_PATTERN.test(config.REGISTRY_API_KEY)) {
+    throw new ConfigError(
+      'REGISTRY_API_KEY',
+      'is not a registry API key: expected rk_ followed by 32 to 128 letters and digits',
+    );
+  }
+  return Object.freeze(config);
+}
+
+/** The URL without a trailing slash, or a `ConfigError` saying what is wrong with it. */
+function checkRegistryUrl(raw: string, production: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REGISTRY_URL', 'is not a URL; expected http(s)://host[:port]');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('REGISTRY_URL', `must be an http:// or https:// URL, not ${url.protocol}`);
+  }
+  if (url.username || url.password)
+    throw new ConfigError('REGISTRY_URL', 'must not carry credentials; use REGISTRY_API_KEY');
+  if (url.search || url.hash)
+    throw new ConfigError('REGISTRY_URL', 'must be a base URL, without query or fragment');
+  if (production && url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new ConfigError(
+      'REGISTRY_URL',
+      'must be https:// when REGISTRY_ENV=production (the API key travels in every request)',
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Whether a host name or address (as `URL.hostname` writes it) is this machine. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}

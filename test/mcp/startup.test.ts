@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test, type TestContext } from 'node:test';
+import { closedPort, mcpEnv, runToEnd, startMcpTestRegistry, WARD_CLI } from './helpers.ts';
+
+const WELL_FORMED_KEY = `rk_${'A1b2C3d4'.repeat(5)}xyz`;
+const ward = (t: TestContext, env: Record<string, string>, args = ['mcp', '--transport', 'stdio']) =>
+  runToEnd(t, process.execPath, [WARD_CLI, ...args], mcpEnv(env));
+
+/** Exit code 1, nothing on stdout, and `ward: configuration error: <variable>: …` on stderr. */
+function assertConfigurationError(
+  result: { code: number | null; stdout: string; stderr: string },
+  variable: string,
+  detail: RegExp,
+): void {
+  assert.equal(result.code, 1, result.stderr);
+  assert.equal(result.stdout, '', 'stdout stays clean even when start-up fails');
+  assert.match(result.stderr, new RegExp(`^ward: configuration error: ${variable}: `, 'm'));
+  assert.match(result.stderr, detail);
+}
+
+describe('ward mcp refuses to start with an unusable configuration, naming the variable', () => {
+  test('REGISTRY_URL missing, not a URL, not http(s), or carrying credentials', async (t) => {
+    assertConfigurationError(
+      await ward(t, { REGISTRY_API_KEY: WELL_FORMED_KEY }),
+      'REGISTRY_URL',
+      /is required: the registry's base URL/,
+    );
+    assertConfigurationError(
+      await ward(t, { REGISTRY_URL: 'registry.example.org', REGISTRY_API_KEY: WELL_FORMED_KEY }),
+      'REGISTRY_URL',
+      /is not a URL/,
+    );
+    assertConfigurationError(
+      await ward(t, { REGISTRY_URL: 'ftp://registry.example.org', REGISTRY_API_KEY: WELL_FORMED_KEY }),
+      'REGISTRY_URL',
+      /http:\/\/ or https:\/\//,
+    );
+    assertConfigurationError(
+      await ward(t, { REGISTRY_URL: 'http://me:pw@registry.example.org', REGISTRY_API_KEY: WELL_FORMED_KEY }),
+      'REGISTRY_URL',
+      /credentials/,
+    );
+  });
+
+  test('REGISTRY_URL where no registry answers, or where something else answers', async (t) => {
+    const port = await closedPort();
+    assertConfigurationError(
+      await ward(t, { REGISTRY_URL: `http://127.0.0.1:${port}`, REGISTRY_API_KEY: WELL_FORMED_KEY }),
+      'REGISTRY_URL',
+      /no registry answered at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
+    const registry = await startMcpTestRegistry(t);
+    const wrongPath = await ward(t, {
+      REGISTRY_URL: `${registry.baseUrl}/v1`,
+      REGISTRY_API_KEY: registry.key,
+    });
+    assertConfigurationError(wrongPath, 'REGISTRY_URL', /answered HTTP 404/);
+  });
+
+  test('REGISTRY_API_KEY missing, malformed (not echoed), or unknown to the registry', async (t) => {
+    const registry = await startMcpTestRegistry(t);
+    assertConfigurationError(
+      await ward(t, { REGISTRY_URL: registry.baseUrl }),
+      'REGISTRY_API_KEY',
+      /is required: a registry API key \(rk_…\)/,
+    );
+    const malformed = await ward(t, {
+      REGISTRY_URL: registry.baseUrl,
+      REGISTRY_API_KEY: 'secret-password-123',
+    });
+    assertConfigurationError(malformed, 'REGISTRY_API_KEY', /is not a registry API key/);
+    assert.doesNotMatch(malformed.stderr, /secret-password-123/);
+    const unknownKey = `rk_${randomBytes(32).toString('hex')}`;
+    const unknown = await ward(t, { REGISTRY_URL: registry.baseUrl, REGISTRY_API_KEY: unknownKey });
+    assertConfigurationError(unknown, 'REGISTRY_API_KEY', /refused the key \(UNAUTHORIZED/);
+    assert.doesNotMatch(unknown.stderr, new RegExp(unknownKey));
+  });
+
+  test('production refuses a plain-http registry URL that is not loopback; MCP_PORT must be a port', async (t) => {
+    assertConfigurationError(
+      await ward(t, {
+        REGISTRY_ENV: 'production',
+        REGISTRY_URL: 'http://registry.example.org',
+        REGISTRY_API_KEY: WELL_FORMED_KEY,
+      }),
+      'REGISTRY_URL',
+      /https:\/\/ when REGISTRY_ENV=production/,
+    );
+    assertConfigurationError(
+      await ward(
+        t,
+        { REGISTRY_URL: 'http://127.0.0.1:1', REGISTRY_API_KEY: WELL_FORMED_KEY, MCP_PORT: 'eighty' },
+        ['mcp', '--transport', 'sse'],
+      ),
+      'MCP_PORT',
+      /invalid value/,
+    );
+  });
+
+  test('an unknown transport or a bad --port prints the usage and exits 2', async (t) => {
+    for (const args of [
+      ['mcp', '--transport', 'websocket'],
+      ['mcp', '--transport', 'sse', '--port', '99999'],
+      ['mcp', '--verbose'],
+    ]) {
+      const result = await ward(t, {}, args);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.equal(result.stdout, '');
+      assert.match(result.stderr, /Usage: ward mcp \[--transport stdio\|sse\]/);
+    }
+  });
+
+  test('a port already in use stops start-up with a non-zero exit', async (t) => {
+    const registry = await startMcpTestRegistry(t);
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise((resolve) => busy.close(resolve)));
+    const { port } = busy.address() as AddressInfo;
+    const result = await ward(t, { REGISTRY_URL: registry.baseUrl, REGISTRY_API_KEY: registry.key }, [
+      'mcp',
+      '--transport',
+      'sse',
+      '--port',
+      String(port),
+    ]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /EADDRINUSE/);
+  });
+});
