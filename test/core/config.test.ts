@@ -70,8 +70,18 @@ describe('configuration', () => {
     assert.equal(configError({ REGISTRY_TLS_CERT_FILE: '/x.pem' }).variable, 'REGISTRY_TLS_KEY_FILE');
   });
 
-  test('production refuses disabled authentication', () => {
+  test('production refuses disabled authentication, the default mesh secret and a short one', () => {
     assert.equal(configError({ REGISTRY_ENV: 'production' }).variable, 'REGISTRY_AUTH_MODE');
+    const jwt = {
+      REGISTRY_ENV: 'production',
+      REGISTRY_AUTH_MODE: 'jwt',
+      REGISTRY_JWT_JWKS_URI: 'https://idp.example.org/jwks.json',
+      REGISTRY_JWT_ISSUER: 'https://idp.example.org',
+      REGISTRY_JWT_AUDIENCE: 'ward',
+    };
+    assert.equal(configError(jwt).variable, 'MESH_JWT_SECRET', 'the default development secret');
+    assert.equal(configError({ ...jwt, MESH_JWT_SECRET: 'short-secret' }).variable, 'MESH_JWT_SECRET');
+    assert.equal(loadConfig({ ...jwt, MESH_JWT_SECRET: 'x'.repeat(32) }).REGISTRY_ENV, 'production');
   });
 
   test('the public base URL is the configured one without a trailing slash, else the listen address', () => {
