@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { ConfigError, readEnvironment } from './env-schema.ts';
 import { normaliseJurisdiction } from './jurisdictions.ts';
 
 /** The development mesh secret named by the contract (§10); production refuses it. */
@@ -69,40 +69,14 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
 
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
-
-/** Environment strings to typed values by the schema's type; anything unparseable is left for validation to name. */
-function coerce(key: string, raw: string): unknown {
-  const type = (ConfigSchema.properties as Record<string, { type?: string }>)[key]?.type;
-  if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
-  if (type === 'integer') return /^\d+$/.test(raw) ? Number(raw) : raw;
-  return raw;
-}
+export { ConfigError };
 
 /**
  * Loads the configuration from an environment map (default `process.env`). Unknown variables are
  * ignored; empty strings count as unset. Throws `ConfigError` naming the first bad variable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const input: Record<string, unknown> = {};
-  for (const key of Object.keys(ConfigSchema.properties)) {
-    const raw = env[key];
-    if (raw !== undefined && raw !== '') input[key] = coerce(key, raw);
-  }
-  const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
-  const firstError = Value.Errors(ConfigSchema, withDefaults)[0];
-  if (firstError) {
-    const variable = firstError.instancePath.split('/')[1] || 'configuration';
-    throw new ConfigError(variable, `invalid value (${firstError.message})`);
-  }
-  const config = withDefaults as Static<typeof ConfigSchema>;
+  const config = readEnvironment(ConfigSchema, env) as Static<typeof ConfigSchema>;
   const jurisdiction = normaliseJurisdiction(config.REGISTRY_JURISDICTION);
   if (!jurisdiction) {
     throw new ConfigError('REGISTRY_JURISDICTION', 'must be an ISO 3166-1 alpha-2 country code');

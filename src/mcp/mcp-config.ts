@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
-import { ConfigError } from '../core/config.ts';
+import { ConfigError, readEnvironment } from '../core/env-schema.ts';
 import { RAW_KEY_PATTERN } from '../registry/keys/api-key-format.ts';
 
 /** Port of the HTTP transports (SSE and streamable HTTP) unless `--port` or `MCP_PORT` says otherwise (contract §1). */
@@ -40,23 +39,11 @@ const HINTS: Record<string, string> = {
  * travels in every request.
  */
 export function loadMcpConfig(env: Record<string, string | undefined> = process.env): McpConfig {
-  const input: Record<string, unknown> = {};
-  for (const key of Object.keys(McpConfigSchema.properties)) {
-    const raw = env[key]?.trim();
-    if (raw === undefined || raw === '') continue;
-    input[key] =
-      key === 'MCP_PORT' || key === 'MCP_REGISTRY_TIMEOUT_MS' ? (/^\d+$/.test(raw) ? Number(raw) : raw) : raw;
-  }
+  const trimmed = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value?.trim()]));
   for (const variable of ['REGISTRY_URL', 'REGISTRY_API_KEY']) {
-    if (input[variable] === undefined) throw new ConfigError(variable, HINTS[variable] ?? 'is required');
+    if (!trimmed[variable]) throw new ConfigError(variable, HINTS[variable] ?? 'is required');
   }
-  const withDefaults = Value.Default(McpConfigSchema, input) as Record<string, unknown>;
-  const firstError = Value.Errors(McpConfigSchema, withDefaults)[0];
-  if (firstError) {
-    const variable = firstError.instancePath.split('/')[1] || 'configuration';
-    throw new ConfigError(variable, `invalid value (${firstError.message})`);
-  }
-  const config = withDefaults as Static<typeof McpConfigSchema>;
+  const config = readEnvironment(McpConfigSchema, trimmed) as Static<typeof McpConfigSchema>;
   config.REGISTRY_URL = checkRegistryUrl(config.REGISTRY_URL, config.REGISTRY_ENV === 'production');
   if (!RAW_KEY_PATTERN.test(config.REGISTRY_API_KEY)) {
     throw new ConfigError(

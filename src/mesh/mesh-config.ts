@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
-import { ConfigError, DEFAULT_MESH_JWT_SECRET } from '../core/config.ts';
+import { DEFAULT_MESH_JWT_SECRET } from '../core/config.ts';
+import { ConfigError, readEnvironment } from '../core/env-schema.ts';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const Millis = (defaultValue: number, minimum = 1) =>
@@ -51,37 +51,13 @@ type MeshConfigShape = Static<typeof MeshConfigSchema>;
 /** The validated, frozen mesh configuration; `MESH_DATA_DIR` is always resolved to an absolute path. */
 export type MeshConfig = Readonly<Omit<MeshConfigShape, 'MESH_DATA_DIR'> & { MESH_DATA_DIR: string }>;
 
-const BOOLEAN_KEYS = new Set(['GATEWAY_PHI_GUARD', 'DID_VERIFY']);
-const INTEGER_KEYS = new Set(
-  Object.entries(MeshConfigSchema.properties)
-    .filter(([, schema]) => (schema as { type?: unknown }).type === 'integer')
-    .map(([key]) => key),
-);
-
-function coerce(key: string, raw: string): unknown {
-  if (BOOLEAN_KEYS.has(key)) return raw === 'true' ? true : raw === 'false' ? false : raw;
-  if (INTEGER_KEYS.has(key)) return /^\d+$/.test(raw) ? Number(raw) : raw;
-  return raw;
-}
-
 /**
  * Loads the mesh configuration from an environment map (default `process.env`). Empty strings count
  * as unset. Throws `ConfigError` naming the first bad variable; with `REGISTRY_ENV=production` the
  * default or a short `MESH_JWT_SECRET` is refused (contract §9), for the gateway and every agent.
  */
 export function loadMeshConfig(env: Record<string, string | undefined> = process.env): MeshConfig {
-  const input: Record<string, unknown> = {};
-  for (const key of Object.keys(MeshConfigSchema.properties)) {
-    const raw = env[key];
-    if (raw !== undefined && raw !== '') input[key] = coerce(key, raw);
-  }
-  const withDefaults = Value.Default(MeshConfigSchema, input) as Record<string, unknown>;
-  const firstError = Value.Errors(MeshConfigSchema, withDefaults)[0];
-  if (firstError) {
-    const variable = firstError.instancePath.split('/')[1] || 'configuration';
-    throw new ConfigError(variable, `invalid value (${firstError.message})`);
-  }
-  const shape = withDefaults as MeshConfigShape;
+  const shape = readEnvironment(MeshConfigSchema, env) as MeshConfigShape;
   const config = {
     ...shape,
     REGISTRY_DATA_DIR: resolve(shape.REGISTRY_DATA_DIR),
