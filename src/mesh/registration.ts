@@ -3,13 +3,14 @@
  * gateway (`<gateway>/rpc/<alias>`, protocol `mesh-a2a-jsonrpc`). `ward start` registers these so the
  * spec's standard flow (discover → route → tasks/send) works on a fresh clone.
  */
+import { AVATAR_AGENT_INFO } from './agents/avatar/avatar-info.ts';
 import { CONSENT_AGENT_INFO } from './agents/consent/consent-info.ts';
 import { TRIAGE_AGENT_INFO } from './agents/triage/triage-info.ts';
 import { MESH_PROTOCOL } from './runtime/card.ts';
 import type { AgentInfo } from './runtime/mesh-agent.ts';
 
 /** The agents Ward ships, by alias (the manifest's entries). */
-export const SHIPPED_AGENTS: readonly AgentInfo[] = [CONSENT_AGENT_INFO, TRIAGE_AGENT_INFO];
+export const SHIPPED_AGENTS: readonly AgentInfo[] = [CONSENT_AGENT_INFO, TRIAGE_AGENT_INFO, AVATAR_AGENT_INFO];
 
 export type RegistrationOptions = {
   /** The gateway's base URL, e.g. `http://127.0.0.1:8100`. */

@@ -193,6 +193,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
     }),
   );
 
+  await agent.routes?.(app);
   answerFrameworkErrorsAsJsonRpc(app, 'No such path; JSON-RPC goes to POST /.');
   await app.ready();
   return app;

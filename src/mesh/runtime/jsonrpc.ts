@@ -140,6 +140,12 @@ function validatorFor(schema: TSchema): Validator {
   return validator;
 }
 
+/** A validation error in words; an enum's reason lists its values, so the caller can fix the call. */
+function reasonOf(error: { message: string; params?: unknown }): string {
+  const allowed = (error.params as { allowedValues?: unknown } | undefined)?.allowedValues;
+  return Array.isArray(allowed) ? `${error.message}: ${allowed.join(', ')}` : error.message;
+}
+
 function checkParams(method: RpcMethod<unknown>, params: unknown): unknown {
   if (!method.params) return params;
   const value = params ?? {};
@@ -148,7 +154,7 @@ function checkParams(method: RpcMethod<unknown>, params: unknown): unknown {
   const errors = validator
     .Errors(value)
     .slice(0, 10)
-    .map((error) => ({ pointer: error.instancePath || '/', reason: error.message }));
+    .map((error) => ({ pointer: error.instancePath || '/', reason: reasonOf(error) }));
   throw new MeshRpcError('INVALID_PARAMS', undefined, { errors });
 }
 

@@ -3,6 +3,7 @@
  * information, its own JSON-RPC methods, and a task executor. The runtime (agent-runtime.ts) owns
  * transport, authentication, tasks, streaming and lifecycle.
  */
+import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Clock } from '../../core/clock.ts';
 import type { MeshConfig } from '../mesh-config.ts';
@@ -44,6 +45,11 @@ export interface MeshAgent {
   readonly methods?: Readonly<Record<string, AgentMethod>>;
   /** Without one, the agent answers no task methods. */
   readonly executeTask?: TaskExecutor;
+  /**
+   * Extra HTTP routes beside JSON-RPC (e.g. the avatar's `GET /dev/token`). The runtime calls it once,
+   * after its own routes; the agent owns authentication of what it adds.
+   */
+  routes?(app: FastifyInstance): void | Promise<void>;
   close?(): void | Promise<void>;
 }
 

@@ -17,6 +17,7 @@ export const MESH_ERRORS = {
   AGENT_UNKNOWN: { code: -32010, httpStatus: 200, message: 'Agent unknown to the gateway' },
   AGENT_UNAVAILABLE: { code: -32011, httpStatus: 200, message: 'Agent unavailable' },
   PHI_BLOCKED: { code: -32012, httpStatus: 200, message: 'Protected health information blocked' },
+  SESSION_NOT_FOUND: { code: -32013, httpStatus: 200, message: 'Session not found' },
 } as const satisfies Record<string, { code: number; httpStatus: number; message: string }>;
 
 export type MeshErrorName = keyof typeof MESH_ERRORS;

@@ -52,7 +52,7 @@ describe('mesh commands', () => {
     const run = ward(t, ['gateway'], { MESH_DATA_DIR: tempDir(t), GATEWAY_PORT: '0', MESH_LOG_LEVEL: 'warn' });
     const url = await eventually(() => /Ward mesh gateway: (http:\/\/\S+)/.exec(run.output.stdout)?.[1], 'the gateway URL');
     const health: any = await (await fetch(`${url}/health`)).json();
-    assert.deepEqual(health.agents.map((agent: { alias: string }) => agent.alias), ['consent', 'triage']);
+    assert.deepEqual(health.agents.map((agent: { alias: string }) => agent.alias), ['clinician_avatar', 'consent', 'triage']);
   });
 
   test('agents started by ward gateway exit when the gateway dies abruptly (no orphans)', async (t) => {
@@ -61,7 +61,8 @@ describe('mesh commands', () => {
     const answer = await post(`${url}/rpc/triage`, { jsonrpc: '2.0', id: 1, method: 'triage/assess', params: { chief_complaint: 'cough' } }, await authHeaders());
     assert.equal(answer.body.result.urgency, 'low');
     const health: any = await (await fetch(`${url}/health`)).json();
-    const pids: number[] = health.agents.map((agent: { pid: number }) => agent.pid);
+    // Only triage and its dependency were started; the avatar has no process yet.
+    const pids: number[] = health.agents.filter((agent: { pid?: number | null }) => typeof agent.pid === 'number').map((agent: { pid: number }) => agent.pid);
     assert.equal(pids.length, 2);
     run.child.kill('SIGKILL');
     await run.exited;

@@ -16,10 +16,11 @@ function refusal(value: unknown): string {
 }
 
 describe('agent manifest', () => {
-  test('the shipped manifest loads: consent, and triage depending on consent, entries that exist', () => {
+  test('the shipped manifest loads: consent, then triage and the clinician avatar depending on consent, entries that exist', () => {
     const manifest = loadManifest();
-    assert.deepEqual([...manifest.agents.keys()], ['consent', 'triage']);
+    assert.deepEqual([...manifest.agents.keys()], ['clinician_avatar', 'consent', 'triage']);
     assert.deepEqual(manifest.agents.get('triage')?.dependencies, ['consent']);
+    assert.deepEqual(manifest.agents.get('clinician_avatar')?.dependencies, ['consent']);
     for (const entry of manifest.agents.values()) assert.ok(existsSync(entry.entry), entry.entry);
   });
 

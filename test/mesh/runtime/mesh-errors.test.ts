@@ -37,6 +37,7 @@ describe('mesh error codes', () => {
     assert.equal(MESH_ERRORS.TASK_NOT_CANCELABLE.code, -32004);
     assert.equal(MESH_ERRORS.AGENT_UNKNOWN.code, -32010);
     assert.equal(MESH_ERRORS.AGENT_UNAVAILABLE.code, -32011);
+    assert.equal(MESH_ERRORS.SESSION_NOT_FOUND.code, -32013, 'the avatar session error');
     for (const [name, entry] of Object.entries(MESH_ERRORS)) {
       assert.equal(entry.httpStatus, name === 'AUTHENTICATION_FAILED' ? 401 : 200, name);
     }
