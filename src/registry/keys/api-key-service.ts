@@ -147,7 +147,13 @@ export async function createApiKeyService(deps: { storage: Storage; clock: Clock
       const row = await findApiKeyByHash(storage().db, hashKey(rawKey, secret));
       if (!row || row.revoked_at !== null) return undefined;
       if (row.expires_at !== null && row.expires_at <= now.toISOString()) return undefined;
-      await touchApiKey(storage().db, row.key_id, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString());
+      // The row just read says whether a touch is due: most requests then write nothing (on SQLite
+      // even a no-op UPDATE takes the write lock). The conditional UPDATE still stops two
+      // instances from both writing.
+      const due = new Date(now.getTime() - TOUCH_EVERY_MS).toISOString();
+      if (row.last_used_at === null || row.last_used_at < due) {
+        await touchApiKey(storage().db, row.key_id, now.toISOString(), due);
+      }
       const tier = (TIER_NAMES as readonly string[]).includes(row.tier) ? (row.tier as Tier) : 'developer';
       return { row, tier, limits: effectiveLimits(tier, row.limits as LimitOverrides | null) };
     },
