@@ -1,38 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { appendLeaves, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
 import type { Storage } from '../../src/core/storage/database.ts';
 import { registerOverHttp, startRegistries, testScope } from '../helpers/listening.ts';
+import { runWard } from '../helpers/ward-process.ts';
 
-const WARD_CLI = join(fileURLToPath(new URL('../../', import.meta.url)), 'src', 'cli', 'ward.ts');
-/** A safety net: a command that hangs fails instead. */
-const COMMAND_TIMEOUT_MS = 30_000;
-
-type Result = { code: number | null; stdout: string; stderr: string };
-
-function ward(t: TestContext, args: readonly string[]): Promise<Result> {
-  const child = spawn(process.execPath, [WARD_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const ward = runWard;
 
 function stateFile(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'ward-ledger-'));

@@ -1,37 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/core/config.ts';
 import { MIGRATIONS } from '../../src/core/storage/migrations/index.ts';
 import { buildRegistry } from '../../src/registry/app.ts';
 import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+import { WARD_BIN, runScript, runWard } from '../helpers/ward-process.ts';
 
 /** What `ward migrate` prints on an empty database: every migration, in name order. */
 const APPLIED_ALL = `applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`;
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const WARD_CLI = join(REPO_ROOT, 'src', 'cli', 'ward.ts');
-const WARD_BIN = join(REPO_ROOT, 'bin', 'ward.js');
-
-/** A safety net: a command that should exit but starts serving instead fails rather than hangs. */
-const COMMAND_TIMEOUT_MS = 30_000;
-
-type CommandResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
-
-/** The environment of this process without any Ward setting, so only what a test sets applies. */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined) continue;
-    if (/^(REGISTRY_|DATABASE_|REDIS_|MESH_|CONSOLE_|GATEWAY_)/.test(key)) continue;
-    env[key] = value;
-  }
-  return env;
-}
 
 function freshDataDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'ward-cli-'));
@@ -39,40 +18,8 @@ function freshDataDir(t: TestContext): string {
   return dir;
 }
 
-/** Runs a script with this Node (24) as a real child process and collects its output. */
-function run(
-  t: TestContext,
-  script: string,
-  args: readonly string[],
-  env: Record<string, string> = {},
-): Promise<CommandResult> {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...cleanEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
-
-const ward = (t: TestContext, args: readonly string[], env?: Record<string, string>) =>
-  run(t, WARD_CLI, args, env);
+const ward = runWard;
+const run = runScript;
 
 function assertUsage(text: string): void {
   assert.match(text, /Usage: ward <command>/);
@@ -173,12 +120,11 @@ describe('the ward command', () => {
 
 describe('ward keys create', () => {
   test('creates a working key offline and prints it once; bad input exits 2', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'ward-keys-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const root = new URL('../..', import.meta.url).pathname;
-    const env = { ...process.env, REGISTRY_DATA_DIR: dir };
-    const out = execFileSync(process.execPath, ['src/cli/ward.ts', 'keys', 'create', '--org', 'nhs-ops', '--tier', 'business', '--scopes', 'registry:read,registry:admin'], { cwd: root, env, encoding: 'utf8' });
-    const key = JSON.parse(out);
+    const dir = freshDataDir(t);
+    const env = { REGISTRY_DATA_DIR: dir };
+    const created = await ward(t, ['keys', 'create', '--org', 'nhs-ops', '--tier', 'business', '--scopes', 'registry:read,registry:admin'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const key = JSON.parse(created.stdout);
     assert.match(key.raw_key, /^rk_/);
     assert.deepEqual([key.org_id, key.tier, key.scopes], ['nhs-ops', 'business', ['registry:read', 'registry:admin']]);
     const app = await buildRegistry({ config: loadConfig({ REGISTRY_DATA_DIR: dir, REGISTRY_ENV: 'test' }), logger: false });
@@ -187,8 +133,9 @@ describe('ward keys create', () => {
     assert.equal(listed.statusCode, 200);
     assert.equal(JSON.parse(listed.body).api_keys[0].key_id, key.key_id);
     for (const args of [['keys', 'create'], ['keys', 'create', '--org', 'x', '--scopes', 'registry:everything'], ['keys', 'create', '--org', 'x', '--tier', 'gold']]) {
-      const run = spawnSync(process.execPath, ['src/cli/ward.ts', ...args], { cwd: root, env, encoding: 'utf8' });
-      assert.equal(run.status, 2, args.join(' '));
+      const refused = await ward(t, args, env);
+      assert.equal(refused.code, 2, args.join(' '));
+      assert.match(refused.stderr, /Usage: ward keys create|unknown/);
     }
   });
 });
