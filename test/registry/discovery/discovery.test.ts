@@ -145,6 +145,22 @@ for (const backend of BACKENDS) {
       assert.equal((await discover(unsigned, 'capability=consent.verify')).body.signed_response, undefined);
     });
 
+    test('a cached answer is dropped as soon as the registry changes, and after 30 s at most', async (t) => {
+      const clock = { at: Date.now(), now() { return new Date(this.at); } };
+      const registry = await buildTestRegistry(t, backend, { clock });
+      await registerAgent(registry, { display_name: 'first', capabilities: { skills: ['cache.me'] } });
+      const first = await discover(registry, 'capability=cache.me');
+      const again = await discover(registry, 'capability=cache.me');
+      assert.equal(again.body.signed_response, first.body.signed_response, 'the second answer came from the cache');
+      const second = await registerAgent(registry, { display_name: 'second', capabilities: { skills: ['cache.me'] } });
+      assert.deepEqual(names((await discover(registry, 'capability=cache.me')).body).sort(), ['first', 'second'], 'a write invalidates');
+      await registry.call({ method: 'POST', url: `/v1/agents/${ulidOf(second.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'x' } });
+      assert.deepEqual(names((await discover(registry, 'capability=cache.me')).body), ['first'], 'a status change invalidates');
+      const cached = (await discover(registry, 'capability=cache.me')).body.signed_response;
+      clock.at += 31_000;
+      assert.notEqual((await discover(registry, 'capability=cache.me')).body.signed_response, cached, 'an old answer is recomputed');
+    });
+
     test('a selective filter still finds matches ranked below many non-matching agents', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       for (let i = 0; i < 60; i += 1) {
