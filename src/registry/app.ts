@@ -144,6 +144,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       discovery,
       routing: createRoutingService({
         agents,
+        clock,
         discovery,
         signer,
         registryId,

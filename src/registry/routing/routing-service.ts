@@ -1,4 +1,5 @@
 import type { CallContext } from '../../core/call-context.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
@@ -36,6 +37,7 @@ export type RoutingResponse = {
 
 export type RoutingServiceDeps = {
   agents: AgentService;
+  clock: Clock;
   discovery: DiscoveryService;
   signer: RegistrySigner;
   registryId: string;
@@ -58,7 +60,7 @@ const CAPABILITY_CANDIDATES = 20;
 export function createRoutingService(deps: RoutingServiceDeps) {
   // A bundle depends on the record version, the chain and the signing key; reusing one for a few
   // minutes of its hour saves a signature per route while leaving clients most of its lifetime.
-  const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now: () => Date.now() });
+  const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now: () => deps.clock.now().getTime() });
 
   async function bundleFor(record: AgentRecord, ctx: CallContext): Promise<SignedTrustBundle> {
     const chain = deps.trustChain();

@@ -127,6 +127,17 @@ for (const backend of BACKENDS) {
       assert.deepEqual(JSON.parse(new TextDecoder().decode(payload)), advice);
     });
 
+    test('the embedded trust bundle is reused for a while but never served expired', async (t) => {
+      const clock = { at: Date.now(), now() { return new Date(this.at); } };
+      const registry = await buildTestRegistry(t, backend, { clock });
+      const agent = await registerAgent(registry);
+      const first = (await route(registry, { target: agent.agent_id })).body.trust_bundle;
+      assert.deepEqual((await route(registry, { target: agent.agent_id })).body.trust_bundle, first, 'reused');
+      clock.at += 2 * 60 * 60 * 1000;
+      const later = (await route(registry, { target: agent.agent_id })).body.trust_bundle;
+      assert.ok(Date.parse(later.expires_at) > clock.at, 'a fresh bundle after the old one expired');
+    });
+
     test('routing ignores an X-Idempotency-Key and changes nothing', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const agent = await registerAgent(registry);
