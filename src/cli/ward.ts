@@ -12,8 +12,9 @@ import { migrateCommand } from './commands/migrate.ts';
 import { registryCommand } from './commands/registry.ts';
 import { startCommand } from './commands/start.ts';
 import { tokenCommand } from './commands/token.ts';
+import { trustCommand } from './commands/trust.ts';
 
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand, mcpCommand];
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, migrateCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand, trustCommand, mcpCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;

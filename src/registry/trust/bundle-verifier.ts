@@ -1,69 +1,95 @@
 import { isDeepStrictEqual } from 'node:util';
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from 'jose';
+import type { PublishedJwk } from '../federation/delegation-statement.ts';
+import type { ChainVerificationCode, ChainVerificationError } from './chain-errors.ts';
+import { subjectConstraintErrors, walkDelegationChain } from './chain-verifier.ts';
+import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification } from './key-set.ts';
+import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
 import type { TrustBundle } from './trust-bundle.ts';
 
-/** What the verifier trusts: the anchor's public keys, and optionally which registry it is. */
-export type TrustAnchorInput = { jwks: { keys: JWK[] }; registry_id?: string };
+/**
+ * What the verifier trusts: the root's public keys (each optionally bounded by `not_before` /
+ * `not_after`), and optionally which registry it is and where it answers (needed online).
+ */
+export type TrustAnchorInput = { jwks: { keys: PublishedJwk[] }; registry_id?: string; api_base_url?: string };
 
-export type BundleVerificationError = {
-  code:
-    | 'BUNDLE_MALFORMED'
-    | 'BUNDLE_KEY_UNKNOWN'
-    | 'BUNDLE_SIGNATURE_INVALID'
-    | 'BUNDLE_TAMPERED'
-    | 'BUNDLE_EXPIRED'
-    | 'BUNDLE_NOT_YET_VALID'
-    | 'CHAIN_MISMATCH';
-  message: string;
-};
+export type BundleVerificationError = ChainVerificationError;
 
 export type BundleVerification = { valid: boolean; subject?: string; errors: BundleVerificationError[] };
 
-const ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
-const SKEW_MS = 60_000;
+export type BundleVerificationOptions = {
+  /** Also ask each statement's issuer for a signed status (fails closed when it cannot be had). */
+  online?: OnlineStatusOptions;
+};
+
+const BUNDLE_KEY_CODES: Readonly<Record<Extract<KeySetVerification, { ok: false }>['problem'], ChainVerificationCode>> = {
+  'key-unknown': 'BUNDLE_KEY_UNKNOWN',
+  'key-expired': 'KEY_EXPIRED',
+  'key-not-yet-valid': 'KEY_NOT_YET_VALID',
+  'signature-invalid': 'BUNDLE_SIGNATURE_INVALID',
+  'payload-not-json': 'BUNDLE_MALFORMED',
+};
 
 /**
- * Verifies a trust bundle offline against a trust anchor: the bundle's JWS verifies with a key of
- * the anchor (and only the anchor: a `jku`, `x5u` or embedded `jwk` header is never followed), the
- * signed payload is exactly the bundle's other fields, it is inside its validity window, and its
- * chain ends at its issuer and starts at the anchor. Federation adds delegation statements to check.
+ * Verifies a trust bundle against a trust anchor (docs/federation.md, "Verifying a chain"): the chain
+ * runs from the anchor to the issuer, every delegation statement verifies with keys taken only from the
+ * anchor and the statements above it and keeps to their constraints, and the bundle's JWS verifies with
+ * the issuer's keys, equals the bundle's other fields and is inside its validity window. A `jku`, `x5u`,
+ * `jwk` or `x5c` header is refused, never followed. Offline unless `options.online` is given.
+ * Reports every problem it can still meaningfully check; `valid` only when there is none.
  */
-export async function verifyTrustBundle(bundle: unknown, anchor: TrustAnchorInput, now: Date = new Date()): Promise<BundleVerification> {
-  const errors: BundleVerificationError[] = [];
-  const fail = (code: BundleVerificationError['code'], message: string) => ({ valid: false, errors: [...errors, { code, message }] });
-  if (!isBundleShape(bundle)) return fail('BUNDLE_MALFORMED', 'not a signed trust bundle');
+export async function verifyTrustBundle(
+  bundle: unknown,
+  anchor: TrustAnchorInput,
+  now: Date = new Date(),
+  options: BundleVerificationOptions = {},
+): Promise<BundleVerification> {
+  if (!Array.isArray(anchor.jwks?.keys)) throw new TypeError('the trust anchor needs jwks.keys');
+  const malformed = (message: string) => ({ valid: false, errors: [{ code: 'BUNDLE_MALFORMED' as const, message }] });
+  if (!isBundleShape(bundle)) return malformed('not a signed trust bundle');
   const { signed_bundle: jws, ...fields } = bundle;
+  const header = readProtectedHeader(jws);
+  if (!header) return malformed('signed_bundle is not a compact JWS');
+  const errors: BundleVerificationError[] = chainShapeErrors(fields, anchor);
 
-  let header: Record<string, unknown>;
-  try {
-    header = decodeProtectedHeader(jws) as Record<string, unknown>;
-  } catch {
-    return fail('BUNDLE_MALFORMED', 'signed_bundle is not a compact JWS');
-  }
-  if (!anchor.jwks.keys.some((key) => key.kid === header.kid)) return fail('BUNDLE_KEY_UNKNOWN', 'the bundle was not signed by a key of the anchor');
-  let payload: unknown;
-  try {
-    const verified = await compactVerify(jws, createLocalJWKSet(anchor.jwks), { algorithms: ALGORITHMS });
-    payload = JSON.parse(new TextDecoder().decode(verified.payload));
-  } catch {
-    return fail('BUNDLE_SIGNATURE_INVALID', 'the bundle signature does not verify with the anchor');
-  }
-  if (!isDeepStrictEqual(payload, fields)) errors.push({ code: 'BUNDLE_TAMPERED', message: 'the bundle differs from what was signed' });
+  const walk = await walkDelegationChain(fields.delegation_chain, fields.statements, anchor.jwks.keys, now);
+  errors.push(...walk.errors, ...subjectConstraintErrors(fields.subject, walk.statements));
+  // A broken walk leaves no trusted issuer key, so the bundle's own signature cannot be judged.
+  if (walk.keys) errors.push(...(await bundleSignatureErrors(jws, header, fields, walk.keys, now)));
+  if (options.online) errors.push(...(await checkStatementStatuses(walk.statements, anchor.api_base_url, now, options.online)));
+  return { valid: errors.length === 0, subject: fields.subject, errors };
+}
+
+function chainShapeErrors(fields: TrustBundle, anchor: TrustAnchorInput): BundleVerificationError[] {
+  const chain = fields.delegation_chain;
+  const mismatch = (message: string): BundleVerificationError => ({ code: 'CHAIN_MISMATCH', message });
+  if (chain.length === 0) return [mismatch('the delegation chain is empty')];
+  const errors: BundleVerificationError[] = [];
+  if (chain.at(-1) !== fields.issuer) errors.push(mismatch('the delegation chain does not end at the issuer'));
+  if (anchor.registry_id && chain[0] !== anchor.registry_id) errors.push(mismatch('the delegation chain does not start at the anchor'));
+  if (fields.statements.length < chain.length - 1) errors.push(mismatch('the chain has links without a delegation statement'));
+  if (fields.statements.length > chain.length - 1) errors.push(mismatch('there are more delegation statements than links in the chain'));
+  return errors;
+}
+
+async function bundleSignatureErrors(
+  jws: string,
+  header: Record<string, unknown>,
+  fields: TrustBundle,
+  issuerKeys: readonly PublishedJwk[],
+  now: Date,
+): Promise<BundleVerificationError[]> {
+  const errors: BundleVerificationError[] = [];
+  const offered = offeredKeyMembers(header);
+  if (offered.length > 0) errors.push({ code: 'KEY_URL_REFUSED', message: `bundle: the header offers a key (${offered.join(', ')}); keys come only from the chain` });
+  const verified = await verifyWithKeySet(jws, header, issuerKeys, now);
+  if (!verified.ok) return [...errors, { code: BUNDLE_KEY_CODES[verified.problem], message: `bundle: ${verified.message} (the issuer's keys)` }];
+  if (!isDeepStrictEqual(verified.payload, fields)) errors.push({ code: 'BUNDLE_TAMPERED', message: 'the bundle differs from what was signed' });
 
   const issued = Date.parse(fields.issued_at);
   const expires = Date.parse(fields.expires_at);
   if (!(expires > now.getTime() - SKEW_MS)) errors.push({ code: 'BUNDLE_EXPIRED', message: 'the bundle has expired' });
   if (!(issued <= now.getTime() + SKEW_MS)) errors.push({ code: 'BUNDLE_NOT_YET_VALID', message: 'the bundle is not yet valid' });
-
-  const chain = fields.delegation_chain;
-  if (chain.length === 0 || chain.at(-1) !== fields.issuer) {
-    errors.push({ code: 'CHAIN_MISMATCH', message: 'the delegation chain does not end at the issuer' });
-  } else if (anchor.registry_id && chain[0] !== anchor.registry_id) {
-    errors.push({ code: 'CHAIN_MISMATCH', message: 'the delegation chain does not start at the anchor' });
-  } else if (chain.length > 1 && fields.statements.length < chain.length - 1) {
-    errors.push({ code: 'CHAIN_MISMATCH', message: 'the chain has links without a delegation statement' });
-  }
-  return { valid: errors.length === 0, subject: fields.subject, errors };
+  return errors;
 }
 
 function isBundleShape(value: unknown): value is TrustBundle & { signed_bundle: string } {
@@ -76,6 +102,7 @@ function isBundleShape(value: unknown): value is TrustBundle & { signed_bundle: 
     typeof b.issued_at === 'string' &&
     typeof b.expires_at === 'string' &&
     Array.isArray(b.delegation_chain) &&
+    b.delegation_chain.every((link) => typeof link === 'string') &&
     Array.isArray(b.statements)
   );
 }

@@ -35,7 +35,10 @@ describe('trust bundle verification', () => {
     const later = new Date(Date.parse(bundle.expires_at) + 120_000);
     assert.deepEqual(codes(await verifyTrustBundle(bundle, anchor, later)), ['BUNDLE_EXPIRED']);
     const earlier = new Date(Date.parse(bundle.issued_at) - 120_000);
-    assert.deepEqual(codes(await verifyTrustBundle(bundle, anchor, earlier)), ['BUNDLE_NOT_YET_VALID']);
+    // Then the registry's key did not exist yet either, and a key outside its window verifies nothing.
+    assert.deepEqual(codes(await verifyTrustBundle(bundle, anchor, earlier)), ['KEY_NOT_YET_VALID']);
+    const openWindow = { ...anchor, jwks: { keys: anchor.jwks.keys.map(({ not_before: _from, ...key }: Record<string, unknown>) => key) } };
+    assert.deepEqual(codes(await verifyTrustBundle(bundle, openWindow, earlier)), ['BUNDLE_NOT_YET_VALID']);
   });
 
   test("another registry's anchor does not verify it, nor does a key named by a jku header", async (t) => {
@@ -48,7 +51,8 @@ describe('trust bundle verification', () => {
     const forged = await new CompactSign(new TextEncoder().encode(JSON.stringify(fields)))
       .setProtectedHeader({ alg: 'ES256', kid: anchor.jwks.keys[0].kid, jku: 'https://attacker.example/jwks.json', jwk: await exportJWK(publicKey) })
       .sign(privateKey);
-    assert.deepEqual(codes(await verifyTrustBundle({ ...fields, signed_bundle: forged }, anchor)), ['BUNDLE_SIGNATURE_INVALID']);
+    // The key-offering header is refused in its own right; the anchor's key still does not verify it.
+    assert.deepEqual(codes(await verifyTrustBundle({ ...fields, signed_bundle: forged }, anchor)), ['KEY_URL_REFUSED', 'BUNDLE_SIGNATURE_INVALID']);
   });
 
   test('a chain that does not start at the anchor registry is refused', async (t) => {

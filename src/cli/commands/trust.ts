@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { verifyTrustBundle, type TrustAnchorInput } from '../../registry/trust/bundle-verifier.ts';
+import type { WardCommand } from '../command.ts';
+
+const USAGE = `Usage: ward trust verify <bundle.json> --anchor <anchor.json> [--online] [--at <time>]
+
+Verifies a trust bundle and its delegation chain against the root's keys (docs/federation.md):
+  --anchor  the trust anchor: a JWKS as served at /.well-known/jwks.json, or
+            {"jwks": {...}, "registry_id": "registry://…", "api_base_url": "https://…"}
+  --online  also ask each statement's issuer whether its subject is still active
+            (the first issuer at the anchor's api_base_url); fails closed when it cannot
+  --at      verify as of this RFC 3339 time instead of now
+Exit status: 0 valid, 1 invalid, 2 usage (missing arguments, unreadable or invalid files).`;
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+class UsageError extends Error {}
+
+/** `ward trust verify`: the offline (and optionally online) trust-chain verifier. */
+export const trustCommand: WardCommand = {
+  name: 'trust',
+  summary: 'verify a trust bundle and its chain: trust verify <bundle.json> --anchor <anchor.json> [--online]',
+  async run(args) {
+    const [action, ...rest] = args;
+    if (action !== 'verify') {
+      console.error(action === undefined ? USAGE : `ward trust: unknown action "${action}"\n\n${USAGE}`);
+      return 2;
+    }
+    let input: { bundle: unknown; anchor: TrustAnchorInput; at: Date; online: boolean };
+    try {
+      input = readInput(rest);
+    } catch (error) {
+      if (!(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
+      console.error(`ward trust: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    const result = await verifyTrustBundle(input.bundle, input.anchor, input.at, input.online ? { online: {} } : {});
+    console.log(report(input.bundle, result, input.online));
+    return result.valid ? 0 : 1;
+  },
+};
+
+function readInput(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { anchor: { type: 'string' }, online: { type: 'boolean', default: false }, at: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('name exactly one bundle file');
+  if (!values.anchor) throw new UsageError('--anchor is required');
+  let at = new Date();
+  if (values.at !== undefined) {
+    at = new Date(values.at);
+    if (!RFC3339.test(values.at) || Number.isNaN(at.getTime())) throw new UsageError(`--at takes an RFC 3339 time, not "${values.at}"`);
+  }
+  const anchor = toTrustAnchor(readJson(values.anchor));
+  if (!anchor) throw new UsageError(`${values.anchor} is neither a JWKS ({"keys": [...]}) nor {"jwks": {...}, ...}`);
+  return { bundle: readJson(positionals[0] as string), anchor, at, online: values.online };
+}
+
+function readJson(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${path} is not valid JSON`);
+  }
+}
+
+/** A bare JWKS or `{jwks, registry_id?, api_base_url?}`; `undefined` for anything else. */
+function toTrustAnchor(value: unknown): TrustAnchorInput | undefined {
+  if (!isObject(value)) return undefined;
+  if (isJwks(value)) return { jwks: value };
+  if (!isJwks(value.jwks)) return undefined;
+  if (value.registry_id !== undefined && typeof value.registry_id !== 'string') return undefined;
+  if (value.api_base_url !== undefined && typeof value.api_base_url !== 'string') return undefined;
+  return {
+    jwks: value.jwks,
+    ...(value.registry_id !== undefined ? { registry_id: value.registry_id as string } : {}),
+    ...(value.api_base_url !== undefined ? { api_base_url: value.api_base_url as string } : {}),
+  };
+}
+
+function isJwks(value: unknown): value is TrustAnchorInput['jwks'] {
+  return isObject(value) && Array.isArray(value.keys) && value.keys.every(isObject);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function report(bundle: unknown, result: Awaited<ReturnType<typeof verifyTrustBundle>>, online: boolean): string {
+  const chain = isObject(bundle) && Array.isArray(bundle.delegation_chain) ? bundle.delegation_chain.map(String) : [];
+  const lines = [
+    `subject: ${result.subject ?? '(none)'}`,
+    `chain:   ${chain.length > 0 ? chain.join('\n         → ') : '(none)'}`,
+  ];
+  if (result.valid) {
+    lines.push(`result:  valid${online ? ' (every statement confirmed active by its issuer)' : ' (offline)'}`);
+  } else {
+    const width = Math.max(...result.errors.map((e) => e.code.length));
+    lines.push(`result:  INVALID (${result.errors.length} problem${result.errors.length === 1 ? '' : 's'})`);
+    for (const error of result.errors) lines.push(`  ${error.code.padEnd(width)}  ${error.message}`);
+  }
+  return lines.join('\n');
+}
