@@ -6,7 +6,7 @@ export type Scope = (typeof SCOPES)[number];
 
 /** Who is calling. `credentialId` scopes idempotency keys; anonymous callers share one. */
 export type Principal = {
-  kind: 'anonymous' | 'api_key' | 'jwt' | 'mtls' | 'dpop';
+  kind: 'anonymous' | 'api_key' | 'jwt' | 'mtls' | 'dpop' | 'registry';
   credentialId: string;
   orgId?: string;
 };

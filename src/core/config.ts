@@ -34,6 +34,10 @@ export const ConfigSchema = Type.Object({
   REGISTRY_JURISDICTION: Type.String({ default: 'GB' }),
   REGISTRY_NAME: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', default: 'local' }),
   REGISTRY_PARENT_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  /** Lifetime of the delegation statements this registry issues to its children (docs/federation.md). */
+  REGISTRY_DELEGATION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
+  /** Per-child time limit of federated discovery and of fetching a child's keys. */
+  REGISTRY_FEDERATION_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
   REGISTRY_SIGNING_ALG: Type.Union([Type.Literal('ES256'), Type.Literal('EdDSA'), Type.Literal('RS256')], {
     default: 'ES256',
   }),

@@ -28,6 +28,11 @@ export const ERROR_CODES = {
   AGENT_NOT_ACTIVE: { status: 409, retryable: false, title: 'The agent is not active and trust-validated.' },
   NO_ROUTE: { status: 422, retryable: false, title: 'No endpoint meets the request.' },
   REGISTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No such registry.' },
+  // Federation (contract §5)
+  REGISTRY_CONFLICT: { status: 409, retryable: false, title: 'A registry of that name, or a sovereign for that country, exists.' },
+  TIER_VIOLATION: { status: 422, retryable: false, title: "The registry tiers do not allow this." },
+  REGISTRY_REVOKED: { status: 403, retryable: false, title: 'The registry has been revoked by its parent.' },
+  DEPENDENCY_UNAVAILABLE: { status: 503, retryable: true, title: 'A service this request needs did not answer.' },
   // Event stream and transparency ledger (contract §6)
   CURSOR_EXPIRED: { status: 410, retryable: false, title: 'The events after this cursor are no longer retained.' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No ledger entry with this leaf hash.' },

@@ -28,6 +28,11 @@ import { createRoutingService } from './routing/routing-service.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { routingRoutes } from './routes/routing.ts';
 import { trustRoutes } from './routes/trust.ts';
+import { registryRoutes } from './routes/registries.ts';
+import { createChildRegistries } from './federation/child-registries.ts';
+import { createFederatedDiscovery } from './federation/federated-discovery.ts';
+import { isFederationToken, verifyFederationToken } from './federation/federation-token.ts';
+import { createParentLink } from './federation/parent-link.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerPhiGuard } from './http/phi-guard.ts';
 import { fingerprintBeforeValidation, requestIdFor } from './http/request-context.ts';
@@ -109,8 +114,19 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     });
     const registryId = registryUri(config.REGISTRY_JURISDICTION, config.REGISTRY_NAME);
     const baseUrl = () => publicBaseUrl(config, listeningPort(app));
-    // A registry without a parent is its own trust anchor (contract §5); federation extends this.
-    const trustChain = () => ({ delegationChain: [registryId], statements: [] });
+    // A registry without a parent is its own trust anchor (contract §5); with one, the chain is the
+    // last grant its parent gave (docs/federation.md).
+    const parentLink = await createParentLink({
+      parentUrl: config.REGISTRY_PARENT_URL,
+      registryId,
+      storage,
+      signer,
+      clock,
+      timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
+      log: (message, error) => app.log.warn({ err: error }, message),
+    });
+    const trustChain = () => parentLink.trustChain();
+    const childRegistries = createChildRegistries({ config, storage, clock, signer, registryId, trustChain });
     const agents = createAgentService({
       storage,
       trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
@@ -154,6 +170,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       }),
       registryId,
       trustChain,
+      childRegistries,
+      parentLink,
+      federatedDiscovery: createFederatedDiscovery({ children: childRegistries, signer, registryId, clock, timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS }),
       routes,
       baseUrl,
     };
@@ -167,7 +186,12 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     registerErrorHandling(app);
     // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
     const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
-    registerAuthentication(app, { config, apiKeys, ...withTokens(createTokenAuthenticator(config, redis ? { redis } : {})) });
+    registerAuthentication(app, {
+      config,
+      apiKeys,
+      ...withTokens(createTokenAuthenticator(config, redis ? { redis } : {})),
+      federation: { isToken: isFederationToken, verify: (token) => verifyFederationToken(token, parentLink.parent(), registryId, clock.now()) },
+    });
     // Limits right after authentication: the key and tier are known, and a refusal costs nothing more.
     // Shared buckets in Redis when several instances serve the same keys (docs/operations.md).
     const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
@@ -186,6 +210,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(discoveryRoutes);
     await app.register(routingRoutes);
     await app.register(trustRoutes);
+    await app.register(registryRoutes);
     await app.register(apiKeyRoutes);
     await app.register(usageRoutes, { limiter, meter });
     await app.register(openApiRoutes);
@@ -198,11 +223,13 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     sweep.unref();
     // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
+    parentLink.start();
     app.addHook('onClose', async () => {
       // The last second of usage counts goes to the database before it closes.
       await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));
       redis?.disconnect();
       await healthProber.stop();
+      parentLink.stop();
       clearInterval(sweep);
       if (ownsStorage) await storage.close();
     });

@@ -8,6 +8,9 @@ import type { LedgerService } from './ledger/ledger-service.ts';
 import type { DiscoveryService } from './discovery/discovery-service.ts';
 import type { HealthProber } from './health/health-prober.ts';
 import type { RoutingService } from './routing/routing-service.ts';
+import type { ChildRegistries } from './federation/child-registries.ts';
+import type { FederatedDiscovery } from './federation/federated-discovery.ts';
+import type { ParentLink } from './federation/parent-link.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
 export type RegistryServices = {
@@ -22,6 +25,11 @@ export type RegistryServices = {
   readonly discovery: DiscoveryService;
   readonly routing: RoutingService;
   readonly healthProber: HealthProber;
+  /** The child registries this registry delegated to (federation). */
+  readonly childRegistries: ChildRegistries;
+  /** This registry's link to its parent: the chain it holds (its own alone without a parent). */
+  readonly parentLink: ParentLink;
+  readonly federatedDiscovery: FederatedDiscovery;
   /** This registry's URI, `registry://<jurisdiction>/registries/<name>`. */
   readonly registryId: string;
   /** The delegation chain from the root down to this registry, and the statements that prove it. */

@@ -43,7 +43,8 @@ for (const backend of BACKENDS) {
       const jwks = (await registry.call({ method: 'GET', url: '/.well-known/jwks.json' })).body;
       assert.equal(jwks.keys.length, 1);
       const [key] = jwks.keys;
-      assert.deepEqual(Object.keys(key).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+      assert.deepEqual(Object.keys(key).sort(), ['alg', 'crv', 'kid', 'kty', 'not_after', 'not_before', 'use', 'x', 'y']);
+      assert.equal(key.not_after, null, 'the active key is open-ended');
       const { buildRegistry } = await import('../../src/registry/app.ts');
       const again = await buildRegistry({ config: registry.app.ward.config, storage: registry.storage, logger: false });
       t.after(() => again.close());

@@ -12,61 +12,129 @@ export type SigningAlg = 'ES256' | 'EdDSA' | 'RS256';
 
 export type PublicJwks = { keys: JWK[] };
 
+export type PublishedKey = { kid: string; alg: string; not_before: string; not_after: string | null };
+
 /** The registry's own signing identity: signs metadata, responses and statements as compact JWS. */
 export type RegistrySigner = {
+  /** The key signing now (changes on rotation). */
   readonly kid: string;
   readonly alg: SigningAlg;
   /** Compact JWS over the JSON of `payload`, header `{alg, kid, typ}`. */
   sign(payload: unknown, typ?: string): Promise<string>;
-  /** The public keys clients verify with (RFC 7517 JWKS); never a private member. */
+  /**
+   * The public keys clients verify with (RFC 7517 JWKS); never a private member. Each key carries
+   * `not_before` / `not_after` (docs/federation.md): a retired key verifies only until its not_after.
+   */
   jwks(): PublicJwks;
   /** The published keys with their validity windows (the trust anchors of this registry). */
-  publishedKeys(): ReadonlyArray<{ kid: string; alg: string; not_before: string; not_after: string | null }>;
+  publishedKeys(): readonly PublishedKey[];
+  /**
+   * One compact JWS per published key, the retired ones included: proof to a party that only knows
+   * an older key (a parent learning of a rotation) that the new keys come from the same holder.
+   */
+  signWithEveryKey(payload: unknown, typ: string): Promise<string[]>;
+  /** Reads the keys again (after a rotation here or on another instance). */
+  reload(): Promise<void>;
+  /** Reloads when the keys were read more than a few seconds ago (before publishing them). */
+  refreshIfStale(): Promise<void>;
+};
+
+/** How stale another instance's rotation may be before this one signs with the new key. */
+const RELOAD_EVERY_MS = 5_000;
+
+type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
+type Loaded = {
+  kid: string;
+  alg: SigningAlg;
+  privateKey: PrivateKey;
+  everyKey: Array<{ kid: string; alg: string; privateKey: PrivateKey }>;
+  jwks: PublicJwks;
+  published: PublishedKey[];
+  loadedAt: number;
 };
 
 /**
  * Loads the active signing key from storage, creating one on first start (contract §5: ES256 by
- * default, kept in storage). When several instances start together exactly one key wins.
+ * default, kept in storage). When several instances start together exactly one key wins. Signing
+ * re-reads the keys at most every few seconds, so a rotation on any instance reaches all of them.
  */
 export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, clock: Clock): Promise<RegistrySigner> {
-  let active = await findActiveSigningKey(storage.db);
-  if (!active) {
-    await insertActiveSigningKeyIfNone(storage.db, await createKey(alg, clock));
-    active = await findActiveSigningKey(storage.db);
-    if (!active) throw new Error('no active signing key after creating one');
+  if (!(await findActiveSigningKey(storage.db))) {
+    await insertActiveSigningKeyIfNone(storage.db, await createSigningKey(alg, clock.now()));
   }
-  const published = await listPublishedSigningKeys(storage.db, clock.now().toISOString());
-  const privateKey = await importJWK(active.private_jwk as JWK, active.alg);
-  const keyAlg = active.alg as SigningAlg;
-  const kid = active.kid;
-  const jwks: PublicJwks = { keys: published.map(publicJwk) };
+
+  async function load(): Promise<Loaded> {
+    const active = await findActiveSigningKey(storage.db);
+    if (!active) throw new Error('no active signing key');
+    const published = await listPublishedSigningKeys(storage.db, clock.now().toISOString());
+    return {
+      kid: active.kid,
+      alg: active.alg as SigningAlg,
+      privateKey: await importJWK(active.private_jwk as JWK, active.alg),
+      everyKey: await Promise.all(published.map(async (row) => ({ kid: row.kid, alg: row.alg, privateKey: await importJWK(row.private_jwk as JWK, row.alg) }))),
+      jwks: { keys: published.map(publicJwk) },
+      published: published.map(({ kid, alg, not_before, not_after }) => ({ kid, alg, not_before, not_after })),
+      loadedAt: Date.now(),
+    };
+  }
+
+  let current = await load();
+  let reloading: Promise<void> | undefined;
+  const reload = () => {
+    reloading ??= load()
+      .then((next) => {
+        current = next;
+      })
+      .finally(() => {
+        reloading = undefined;
+      });
+    return reloading;
+  };
+
+  const refreshIfStale = async () => {
+    if (Date.now() - current.loadedAt > RELOAD_EVERY_MS) await reload();
+  };
+
   return {
-    kid,
-    alg: keyAlg,
-    sign: (payload, typ = 'JWT') =>
-      new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-        .setProtectedHeader({ alg: keyAlg, kid, typ })
-        .sign(privateKey),
-    jwks: () => jwks,
-    publishedKeys: () => published.map(({ kid, alg, not_before, not_after }) => ({ kid, alg, not_before, not_after })),
+    get kid() {
+      return current.kid;
+    },
+    get alg() {
+      return current.alg;
+    },
+    async sign(payload, typ = 'JWT') {
+      await refreshIfStale();
+      const { alg: keyAlg, kid, privateKey } = current;
+      return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: keyAlg, kid, typ }).sign(privateKey);
+    },
+    async signWithEveryKey(payload, typ) {
+      await refreshIfStale();
+      const bytes = new TextEncoder().encode(JSON.stringify(payload));
+      return Promise.all(current.everyKey.map(({ kid, alg, privateKey }) => new CompactSign(bytes).setProtectedHeader({ alg, kid, typ }).sign(privateKey)));
+    },
+    jwks: () => current.jwks,
+    publishedKeys: () => current.published,
+    reload,
+    refreshIfStale,
   };
 }
 
 function publicJwk(row: SigningKeyRow): JWK {
-  return { ...(row.public_jwk as JWK), kid: row.kid, alg: row.alg, use: 'sig' };
+  return { ...(row.public_jwk as JWK), kid: row.kid, alg: row.alg, use: 'sig', not_before: row.not_before, not_after: row.not_after } as JWK;
 }
 
-async function createKey(alg: SigningAlg, clock: Clock): Promise<Omit<SigningKeyRow, 'active'>> {
+/** A new key pair as a storage row; its kid is the RFC 7638 thumbprint of the public key. */
+export async function createSigningKey(alg: SigningAlg, now: Date): Promise<Omit<SigningKeyRow, 'active'>> {
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const publicJwk = await exportJWK(publicKey);
-  const now = clock.now().toISOString();
+  const at = now.toISOString();
   return {
     kid: await calculateJwkThumbprint(publicJwk, 'sha256'),
     alg,
     public_jwk: publicJwk as Record<string, unknown>,
     private_jwk: (await exportJWK(privateKey)) as Record<string, unknown>,
-    not_before: now,
+    not_before: at,
     not_after: null,
-    created_at: now,
+    created_at: at,
   };
 }

@@ -19,6 +19,8 @@ export type Database = {
   ledger_leaves: LedgerLeavesTable;
   ledger_nodes: LedgerNodesTable;
   usage_counts: UsageCountsTable;
+  registries: RegistriesTable;
+  federation_state: FederationStateTable;
 };
 
 export type AgentsTable = {
@@ -132,3 +134,24 @@ export type UsageCountsTable = {
   org_id: string;
   count: ColumnType<number | string, number, number>;
 };
+
+/** A child registry this registry delegated to; JSON documents as text. */
+export type RegistriesTable = {
+  id: string;
+  name: string;
+  display_name: string;
+  jurisdiction: string;
+  tier: string;
+  api_base_url: string | null;
+  trust_anchors: string;
+  jwks: string;
+  status: string;
+  revoked_at: string | null;
+  revocation_reason: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+};
+
+/** Named JSON documents about this registry's own place in the federation. */
+export type FederationStateTable = { name: string; value: string; updated_at: string };

@@ -29,6 +29,7 @@ declare module 'fastify' {
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(SCOPES);
 const NO_SCOPE: ReadonlySet<Scope> = new Set();
+const READ_ONLY: ReadonlySet<Scope> = new Set(['registry:read']);
 
 /**
  * Authentication and scopes for every route (contract §7). Runs first (onRequest), so an
@@ -39,7 +40,13 @@ const NO_SCOPE: ReadonlySet<Scope> = new Set();
  */
 export function registerAuthentication(
   app: FastifyInstance,
-  deps: { config: Config; apiKeys: ApiKeyService; tokens?: TokenAuthenticator },
+  deps: {
+    config: Config;
+    apiKeys: ApiKeyService;
+    tokens?: TokenAuthenticator;
+    /** The parent registry's federation tokens (docs/federation.md): the issuer's URI, or undefined. */
+    federation?: { isToken(token: string): boolean; verify(token: string): Promise<string | undefined> };
+  },
 ): void {
   app.decorateRequest('caller', null as never);
   app.addHook('onRoute', (route) => {
@@ -76,6 +83,14 @@ export function registerAuthentication(
       case 'malformed':
         throw unauthorized('The Authorization header is malformed.', credential.scheme, 'invalid_request');
       case 'bearer':
+        // A parent registry asking on behalf of federated discovery: read-only, whatever the mode.
+        if (deps.federation?.isToken(credential.token)) {
+          const issuer = await deps.federation.verify(credential.token);
+          if (!issuer) throw unauthorized('The federation token is invalid, expired or not from this registry\'s parent.');
+          return { principal: { kind: 'registry', credentialId: issuer }, scopes: READ_ONLY };
+        }
+        if (!deps.tokens) throw unauthorized(`REGISTRY_AUTH_MODE=${deps.config.REGISTRY_AUTH_MODE} accepts no tokens; use an API key.`);
+        return deps.tokens(credential, request);
       case 'dpop':
         if (!deps.tokens) throw unauthorized(`REGISTRY_AUTH_MODE=${deps.config.REGISTRY_AUTH_MODE} accepts no tokens; use an API key.`);
         return deps.tokens(credential, request);

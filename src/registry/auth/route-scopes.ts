@@ -1,7 +1,15 @@
 import type { Scope } from '../../core/call-context.ts';
 
 /** Routes anyone may call: discovery of the registry itself (spec: server metadata needs no auth). */
-const PUBLIC = new Set(['GET /.well-known/agent-registry', 'GET /.well-known/jwks.json', 'GET /health', 'GET /v1/openapi.json']);
+const PUBLIC = new Set([
+  'GET /.well-known/agent-registry',
+  'GET /.well-known/jwks.json',
+  'GET /health',
+  'GET /v1/openapi.json',
+  // Federation: signed statements for children and signed status for verifiers, like OCSP (docs/federation.md).
+  'GET /v1/federation/fetch',
+  'GET /v1/federation/status',
+]);
 
 /**
  * The scope every route needs (contract §7): `registry:read` for reads (metadata at /v1/metadata,

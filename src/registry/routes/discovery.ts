@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { CallContext } from '../../core/call-context.ts';
 import { WardError } from '../../core/errors.ts';
+import { contextOf } from '../auth/authentication.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import { latestSequence } from '../../core/storage/stores/event-store.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
@@ -33,6 +35,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const query = normaliseQuery(request.query);
+      if (request.query.federated === true) return reply.send(await federated(query, contextOf(request)));
       const key = JSON.stringify(query);
       const generation = await latestSequence(storage.db);
       reply.type('application/json; charset=utf-8');
@@ -49,6 +52,27 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.send(json as never);
     },
   );
+
+  /**
+   * Contract §5: a root or sovereign registry also asks its children, for callers whose tier has
+   * Federation = yes (and for parent registries and callers without a tier, e.g. auth disabled).
+   * Not cached: the answer depends on other registries.
+   */
+  async function federated(query: DiscoveryQuery, ctx: CallContext) {
+    if (config.REGISTRY_TIER === 'organisational') {
+      throw new WardError('TIER_VIOLATION', 'Federated discovery is offered by root and sovereign registries.', { tier: config.REGISTRY_TIER });
+    }
+    if (ctx.tier && !ctx.tier.limits.federation) {
+      throw new WardError('TIER_FEATURE_UNAVAILABLE', `Federated discovery is not part of the ${ctx.tier.name} tier.`, { tier: ctx.tier.name, feature: 'federation' });
+    }
+    const local = await discovery.discover(query);
+    const answer = await app.ward.federatedDiscovery.discover(query, local);
+    const federation = { partial: answer.children.some((child) => child.status !== 'ok'), children: answer.children };
+    const body = { query: { ...query, federated: true }, results: answer.results, result_count: answer.results.length, federation };
+    if (!config.REGISTRY_SIGN_RESPONSES) return body;
+    const signed = { ...body, iss: app.ward.baseUrl(), iat: Math.floor(clock.now().getTime() / 1000) };
+    return { ...body, signed_response: await signer.sign(signed, 'ward-discovery+jwt') };
+  }
 };
 
 /** Jurisdiction upper-case and checked, feature lists split on commas and checked, limit defaulted. */

@@ -49,13 +49,16 @@ export function serverMetadata(ward: RegistryServices) {
 /** Server metadata and the registry's JWKS; no authentication (spec, Conventions 5). */
 export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Signed once per base URL: the metadata only changes when the address does.
-  let cached: { base: string; body: ReturnType<typeof serverMetadata> & { signed_metadata: string } } | undefined;
+  // ...and the signing key, which changes on rotation.
+  let cached: { base: string; kid: string; body: ReturnType<typeof serverMetadata> & { signed_metadata: string } } | undefined;
 
   async function signedMetadata() {
     const base = app.ward.baseUrl();
-    if (cached?.base !== base) {
+    await app.ward.signer.refreshIfStale();
+    const kid = app.ward.signer.kid;
+    if (cached?.base !== base || cached.kid !== kid) {
       const metadata = serverMetadata(app.ward);
-      cached = { base, body: { ...metadata, signed_metadata: await app.ward.signer.sign(metadata) } };
+      cached = { base, kid, body: { ...metadata, signed_metadata: await app.ward.signer.sign(metadata) } };
     }
     return cached.body;
   }
@@ -66,7 +69,10 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/.well-known/jwks.json',
     { schema: { tags: ['metadata'], summary: "The registry's public signing keys", response: { 200: Jwks } } },
-    async () => app.ward.signer.jwks(),
+    async () => {
+      await app.ward.signer.refreshIfStale();
+      return app.ward.signer.jwks();
+    },
   );
   app.get(
     '/health',

@@ -4,7 +4,12 @@ import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { TrustAnchorSchema, TrustBundleQuery, TrustBundleSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
-import { agentTrustBundle, registryTrustBundle } from '../trust/trust-bundle.ts';
+import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { executeIdempotent } from '../idempotency/idempotency.ts';
+import { IdempotencyHeaders } from '../schemas/common.ts';
+import { RotateKeyBody, RotatedKeySchema } from '../schemas/registry-schemas.ts';
+import { rotateRegistryKey } from '../trust/key-rotation.ts';
+import { agentTrustBundle, childRegistryTrustBundle, registryTrustBundle } from '../trust/trust-bundle.ts';
 
 const REGISTRY_URI = /^registry:\/\/[a-z]{2}\/registries\/[a-z0-9][a-z0-9-]{0,62}$/;
 const ANCHOR_ROLES = { root: 'root', sovereign: 'sovereign_registry', organisational: 'organisation' } as const;
@@ -27,7 +32,14 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { subject } = request.query;
       const context = { signer: ward.signer, registryId: ward.registryId, ...ward.trustChain(), now: ward.clock.now() };
       if (subject === ward.registryId) return registryTrustBundle(context);
-      if (REGISTRY_URI.test(subject)) throw new WardError('REGISTRY_NOT_FOUND', undefined, { subject });
+      if (REGISTRY_URI.test(subject)) {
+        // A child registry: this registry vouches for its keys, as its delegation statements do.
+        const child = await ward.childRegistries.get(subject).catch(() => {
+          throw new WardError('REGISTRY_NOT_FOUND', undefined, { subject });
+        });
+        if (child.status === 'revoked') throw new WardError('REGISTRY_REVOKED', undefined, { registry_id: child.registry_id, reason: child.revocation_reason });
+        return childRegistryTrustBundle(child, context);
+      }
       const parsed = subject.startsWith('registry://') ? parseAgentId(subject) : undefined;
       if (!parsed) {
         throw new WardError('VALIDATION_ERROR', 'subject must be an agent URI or a registry URI.', {
@@ -56,8 +68,9 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ anchors: Type.Array(TrustAnchorSchema) }), ...errorResponses() },
       },
     },
-    async () => ({
-      anchors: ward.signer.publishedKeys().map((key) => ({
+    async () => {
+      await ward.signer.refreshIfStale();
+      return { anchors: ward.signer.publishedKeys().map((key) => ({
         key_id: key.kid,
         alg: key.alg as 'ES256' | 'EdDSA' | 'RS256',
         jwks_uri: `${ward.baseUrl()}/.well-known/jwks.json`,
@@ -66,7 +79,38 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
         role: ANCHOR_ROLES[ward.config.REGISTRY_TIER],
         not_before: key.not_before,
         not_after: key.not_after,
-      })),
-    }),
+      })) };
+    },
+  );
+
+  app.post(
+    '/v1/trust/keys/rotate',
+    {
+      schema: {
+        tags: ['trust'],
+        summary: "Rotate the registry's signing key; the old public key stays published until its not_after",
+        headers: IdempotencyHeaders,
+        body: RotateKeyBody,
+        response: { 201: RotatedKeySchema, 200: RotatedKeySchema, ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { alg, retire_after_seconds: retireAfterSeconds } = request.body ?? {};
+      const outcome = await executeIdempotent({ storage: ward.storage, clock: ward.clock }, idempotentRequest(request), async (unit) => ({
+        status: 201,
+        headers: {},
+        body: await rotateRegistryKey(unit, callContext(request), {
+          registryId: ward.registryId,
+          alg: alg ?? ward.signer.alg,
+          retireAfterSeconds: retireAfterSeconds ?? 86_400,
+        }),
+      }));
+      if (!outcome.replayed) {
+        await ward.signer.reload();
+        // The parent's statements must name the new key before bundles signed with it can verify.
+        ward.parentLink.refresh().catch((error: unknown) => request.log.warn({ err: error }, 'refreshing the delegation after rotation failed'));
+      }
+      return sendOutcome(reply, outcome);
+    },
   );
 };

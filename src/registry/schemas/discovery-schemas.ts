@@ -19,6 +19,7 @@ export const DiscoverQuery = Type.Object(
     residency: Type.Optional(Region),
     purpose_of_use: Type.Optional(StringEnum(PURPOSES_OF_USE)),
     limit: Type.Optional(PageLimit),
+    federated: Type.Optional(Type.Boolean({ description: 'also ask child registries (root and sovereign registries; tiers with Federation = yes)' })),
   },
   { additionalProperties: false },
 );
@@ -35,6 +36,7 @@ export const DiscoveryResultSchema = Type.Object({
   score: Type.Number(),
   score_breakdown: ScoreBreakdown,
   trust_bundle_url: Type.String({ format: 'uri' }),
+  registry_id: Type.Optional(Type.String({ description: 'federated answers only: the registry holding the agent' })),
 });
 
 export const DiscoveryResponseSchema = Type.Object(
@@ -42,7 +44,23 @@ export const DiscoveryResponseSchema = Type.Object(
     query: Type.Object({}, { additionalProperties: true, description: 'The filters as applied' }),
     results: Type.Array(DiscoveryResultSchema),
     result_count: Type.Integer(),
-    signed_response: Type.Optional(Type.String({ description: 'JWS over {query, results, result_count, iss, iat}' })),
+    federation: Type.Optional(
+      Type.Object(
+        {
+          partial: Type.Boolean({ description: 'true when a child registry did not answer usably' }),
+          children: Type.Array(
+            Type.Object({
+              registry_id: Type.String(),
+              status: StringEnum(['ok', 'timeout', 'unreachable', 'error'] as const),
+              result_count: Type.Integer(),
+              error: Type.Optional(Type.String()),
+            }),
+          ),
+        },
+        { description: 'federated answers only: what each child registry answered' },
+      ),
+    ),
+    signed_response: Type.Optional(Type.String({ description: 'JWS over {query, results, result_count, iss, iat} (and federation, when present)' })),
   },
   { title: 'DiscoveryResponse' },
 );

@@ -69,6 +69,25 @@ export async function registryTrustBundle(context: BundleContext): Promise<Signe
   );
 }
 
+/** The bundle for a child registry of this one: its delegated keys, vouched for by this registry. */
+export async function childRegistryTrustBundle(child: { registry_id: string; jwks: { keys: Record<string, unknown>[] } }, context: BundleContext): Promise<SignedTrustBundle> {
+  return sign(
+    {
+      subject: child.registry_id,
+      issuer: context.registryId,
+      certificates: [],
+      jwks: { keys: child.jwks.keys },
+      attestations: [],
+      delegation_chain: context.delegationChain,
+      statements: context.statements,
+      trust_level: 0,
+      issued_at: context.now.toISOString(),
+      expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
+    },
+    context.signer,
+  );
+}
+
 async function sign(bundle: TrustBundle, signer: RegistrySigner): Promise<SignedTrustBundle> {
   return { ...bundle, signed_bundle: await signer.sign(bundle, 'ward-trust-bundle+jwt') };
 }

@@ -4,6 +4,7 @@ import * as discovery from './002-discovery.ts';
 import * as ledger from './003-ledger.ts';
 import * as apiKeys from './004-api-keys.ts';
 import * as usage from './005-usage.ts';
+import * as federation from './006-federation.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '003-ledger': ledger,
   '004-api-keys': apiKeys,
   '005-usage': usage,
+  '006-federation': federation,
 };

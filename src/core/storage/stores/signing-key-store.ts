@@ -51,3 +51,19 @@ export async function insertActiveSigningKeyIfNone(db: Db, key: Omit<SigningKeyR
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
+
+/**
+ * Rotation, inside a write unit: the active key stops signing and stays published until `retireAt`;
+ * `next` becomes the active key. Returns the retired key (undefined if there was none).
+ */
+export async function rotateSigningKey(tx: Db, next: Omit<SigningKeyRow, 'active'>, retireAt: string): Promise<SigningKeyRow | undefined> {
+  const previous = await findActiveSigningKey(tx);
+  if (previous) {
+    await tx.updateTable('signing_keys').set({ active: null, not_after: retireAt }).where('kid', '=', previous.kid).execute();
+  }
+  await tx
+    .insertInto('signing_keys')
+    .values({ ...next, active: 1, public_jwk: JSON.stringify(next.public_jwk), private_jwk: JSON.stringify(next.private_jwk) })
+    .execute();
+  return previous;
+}

@@ -1,0 +1,49 @@
+/**
+ * Registry-to-registry credentials for federated discovery (docs/federation.md): a parent asks its
+ * children with a 60-second token it signs itself, audience the child. A child accepts one only from
+ * the parent that granted its own delegation, checked with the keys that grant came with; the token
+ * carries `registry:read` and nothing else.
+ */
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from 'jose';
+import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+
+export const FEDERATION_TOKEN_TYP = 'ward-federation+jwt';
+const LIFETIME_S = 60;
+const SKEW_S = 60;
+
+export function issueFederationToken(signer: RegistrySigner, claims: { iss: string; aud: string; now: Date }): Promise<string> {
+  const iat = Math.floor(claims.now.getTime() / 1000);
+  return signer.sign({ iss: claims.iss, aud: claims.aud, iat, exp: iat + LIFETIME_S, scope: 'registry:read' }, FEDERATION_TOKEN_TYP);
+}
+
+/** Whether a bearer token says it is a federation token (its signature is checked separately). */
+export function isFederationToken(token: string): boolean {
+  try {
+    return decodeProtectedHeader(token).typ === FEDERATION_TOKEN_TYP;
+  } catch {
+    return false;
+  }
+}
+
+/** The issuing registry's URI when the token is valid for `audience` from `parent`; else undefined. */
+export async function verifyFederationToken(
+  token: string,
+  parent: { id: string; jwks: { keys: JWK[] } } | undefined,
+  audience: string,
+  now: Date,
+): Promise<string | undefined> {
+  if (!parent) return undefined;
+  try {
+    const header = decodeProtectedHeader(token);
+    if ('jku' in header || 'x5u' in header || 'jwk' in header || 'x5c' in header) return undefined;
+    const { payload } = await compactVerify(token, createLocalJWKSet(parent.jwks), { algorithms: ['ES256', 'EdDSA', 'RS256'] });
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; aud?: unknown; exp?: unknown; iat?: unknown };
+    const nowS = now.getTime() / 1000;
+    if (claims.iss !== parent.id || claims.aud !== audience) return undefined;
+    if (typeof claims.exp !== 'number' || claims.exp + SKEW_S < nowS) return undefined;
+    if (typeof claims.iat !== 'number' || claims.iat - SKEW_S > nowS) return undefined;
+    return parent.id;
+  } catch {
+    return undefined;
+  }
+}

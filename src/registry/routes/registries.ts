@@ -1,0 +1,128 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WardError } from '../../core/errors.ts';
+import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import type { PreparedRegistry } from '../federation/child-registries.ts';
+import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { executeIdempotent } from '../idempotency/idempotency.ts';
+import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
+import {
+  DelegationGrantSchema,
+  FederationSubjectQuery,
+  ListRegistriesQuery,
+  RegisterRegistryBody,
+  RegistryIdParams,
+  RegistryListSchema,
+  RegistryRecordSchema,
+  RegistryStatusSchema,
+  RevokeRegistryBody,
+} from '../schemas/registry-schemas.ts';
+
+/**
+ * Child registries (contract §5): registration under the tier rules and revocation need
+ * registry:admin, lists and gets registry:read. The federation endpoints a child and a verifier use
+ * (`/v1/federation/fetch`, `/v1/federation/status`) are public: statements and status tokens are
+ * signed, and hold nothing secret (docs/federation.md).
+ */
+export const registryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { childRegistries, storage, clock } = app.ward;
+  const tags = ['federation'];
+
+  app.post(
+    '/v1/registries',
+    {
+      schema: {
+        tags,
+        summary: 'Register a child registry and delegate to it',
+        headers: IdempotencyHeaders,
+        body: RegisterRegistryBody,
+        response: { 201: RegistryRecordSchema, 200: RegistryRecordSchema, ...errorResponses(401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      let prepared: PreparedRegistry | undefined;
+      const outcome = await executeIdempotent(
+        { storage, clock },
+        idempotentRequest(request),
+        async (unit) => {
+          const record = await childRegistries.register(unit, callContext(request), prepared as PreparedRegistry);
+          return { status: 201, headers: { location: `/v1/registries/${encodeURIComponent(record.registry_id)}` }, body: record };
+        },
+        // Checks and key fetching run before the write unit, so no lock is held while a child answers.
+        async () => {
+          prepared = await childRegistries.prepare(callContext(request), request.body);
+        },
+      );
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/v1/registries',
+    { schema: { tags, summary: 'List the child registries of this registry', querystring: ListRegistriesQuery, response: { 200: RegistryListSchema, ...errorResponses(401, 403) } } },
+    async (request) => {
+      const { jurisdiction, tier, status, cursor, limit } = request.query;
+      const normalised = jurisdiction === undefined ? undefined : normaliseJurisdiction(jurisdiction);
+      if (jurisdiction !== undefined && !normalised) {
+        throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'query', pointer: '/jurisdiction', reason: 'must be an assigned ISO 3166-1 alpha-2 code' }] });
+      }
+      return childRegistries.list(
+        { ...(normalised ? { jurisdiction: normalised } : {}), ...(tier ? { tier } : {}), ...(status ? { status } : {}) },
+        { limit: limit ?? 20, ...(cursor ? { cursor } : {}) },
+      );
+    },
+  );
+
+  app.get(
+    '/v1/registries/:id',
+    { schema: { tags, summary: 'Get a child registry by its registry URI (percent-encoded)', params: RegistryIdParams, response: { 200: RegistryRecordSchema, ...errorResponses(401, 403, 404) } } },
+    async (request) => childRegistries.get(request.params.id),
+  );
+
+  app.post(
+    '/v1/registries/:id/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a child registry: no further statements, and its status turns revoked',
+        headers: IdempotencyHeaders,
+        params: RegistryIdParams,
+        body: RevokeRegistryBody,
+        response: { 200: RegistryRecordSchema, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request), async (unit) => ({
+        status: 200,
+        headers: {},
+        body: await childRegistries.revoke(unit, callContext(request), request.params.id, request.body.reason),
+      }));
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/v1/federation/fetch',
+    {
+      schema: {
+        tags,
+        summary: 'A fresh delegation statement for a child, with the chain above it (called by the child)',
+        querystring: FederationSubjectQuery,
+        response: { 200: DelegationGrantSchema, ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const entityConfiguration = request.headers['ward-entity-configuration'];
+      reply.header('cache-control', 'no-store');
+      return childRegistries.grant(request.query.sub, typeof entityConfiguration === 'string' ? entityConfiguration : undefined);
+    },
+  );
+
+  app.get(
+    '/v1/federation/status',
+    { schema: { tags, summary: "A child registry's status, signed (online checks by verifiers)", querystring: FederationSubjectQuery, response: { 200: RegistryStatusSchema, ...errorResponses(404) } } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return childRegistries.status(request.query.sub);
+    },
+  );
+};
