@@ -44,6 +44,8 @@ export const MeshConfigSchema = Type.Object({
   GATEWAY_PHI_GUARD: Type.Boolean({ default: true }),
   DID_VERIFY: Type.Boolean({ default: false }),
   DID_WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  /** The speech engine the clinician avatar runs as a separate process (a name on PATH or a path). */
+  ESPEAK_NG_PATH: Type.String({ minLength: 1, default: 'espeak-ng' }),
 });
 
 type MeshConfigShape = Static<typeof MeshConfigSchema>;

@@ -1,7 +1,8 @@
 /**
  * The clinician avatar agent (contract §10; docs/avatar.md): `avatar/start_session`,
- * `avatar/patient_message`, `avatar/get_status`, `avatar/end_session`, and `GET /dev/token`. The
- * consultation logic lives in consultation.ts and the extraction rules beside it; this file binds them.
+ * `avatar/patient_message`, `avatar/get_status`, `avatar/end_session`, and the HTTP routes
+ * `GET /dev/token`, `POST /tts`, `GET /tts/voices` and `GET /avatar`. The consultation logic lives in
+ * consultation.ts and the extraction rules beside it, speech in speech/; this file binds them.
  */
 import type { Clock } from '../../../core/clock.ts';
 import type { MeshConfig } from '../../mesh-config.ts';
@@ -9,17 +10,22 @@ import type { MeshCallContext } from '../../runtime/call-context.ts';
 import type { MeshAgent } from '../../runtime/mesh-agent.ts';
 import { MeshRpcError } from '../../runtime/mesh-errors.ts';
 import { AVATAR_AGENT_INFO } from './avatar-info.ts';
+import { registerAvatarPage } from './avatar-page.ts';
 import { PatientMessageParams, SessionParams, StartSessionParams, type PatientMessage, type SessionRef, type StartSession } from './avatar-params.ts';
 import { applyPatientMessage, currentQuestion, newConsultation, phaseOf, progressOf } from './consultation.ts';
 import { registerDevTokenRoute } from './dev-token.ts';
 import { selectFramework } from './frameworks.ts';
 import { SessionStore, type AvatarSession } from './session-store.ts';
+import type { EspeakRunOptions } from './speech/espeak.ts';
+import { registerSpeechRoutes } from './speech/speech-routes.ts';
 
 export type AvatarAgentOptions = {
   readonly config: MeshConfig;
   readonly clock: Clock;
   /** Inactivity after which a session expires (default 30 minutes). */
   readonly sessionIdleMs?: number;
+  /** Speech engine overrides (default: `ESPEAK_NG_PATH`, a 10 s limit per run). */
+  readonly speech?: Partial<EspeakRunOptions>;
 };
 
 function status(session: AvatarSession) {
@@ -95,6 +101,10 @@ export function createAvatarAgent(options: AvatarAgentOptions): MeshAgent {
         },
       },
     },
-    routes: (app) => registerDevTokenRoute(app, options.config, options.clock),
+    routes: (app) => {
+      registerDevTokenRoute(app, options.config, options.clock);
+      registerSpeechRoutes(app, { config: options.config, clock: options.clock, ...(options.speech ? { engine: options.speech } : {}) });
+      registerAvatarPage(app);
+    },
   };
 }
