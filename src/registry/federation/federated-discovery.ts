@@ -21,6 +21,8 @@ export type ChildOutcome = {
   result_count: number;
   /** Why a child's answer was not used (never a body from the child). */
   error?: string;
+  /** The child's own answer was partial: one of its children did not answer. */
+  partial?: boolean;
 };
 
 export type FederatedAnswer = { results: FederatedResult[]; children: ChildOutcome[] };
@@ -66,16 +68,24 @@ export function createFederatedDiscovery(deps: {
       return name === 'TimeoutError' || name === 'AbortError' ? failed('timeout', `no answer within ${deps.timeoutMs} ms`) : failed('unreachable', 'connection failed');
     }
     if (text.length > MAX_ANSWER_BYTES) return failed('error', 'answer too large');
-    const results = await signedResults(child, text);
-    if (!results) return failed('error', 'the answer is not signed by a key delegated to the child');
+    const signed = await signedAnswer(child, text);
+    if (!signed) return failed('error', 'the answer is not signed by a key delegated to the child');
+    const { results } = signed;
     const inside = results.filter((result) => jurisdictionOf(result.agent_id) === child.jurisdiction);
     const tagged = inside.map((result) => ({ ...result, registry_id: typeof result.registry_id === 'string' ? result.registry_id : child.id }));
     const dropped = results.length - inside.length;
-    return { outcome: { registry_id: child.id, status: 'ok', result_count: tagged.length, ...(dropped > 0 ? { error: `${dropped} result(s) outside ${child.jurisdiction} dropped` } : {}) }, results: tagged };
+    const outcome: ChildOutcome = {
+      registry_id: child.id,
+      status: 'ok',
+      result_count: tagged.length,
+      ...(dropped > 0 ? { error: `${dropped} result(s) outside ${child.jurisdiction} dropped` } : {}),
+      ...(signed.partial ? { partial: true } : {}),
+    };
+    return { outcome, results: tagged };
   }
 
   /** The results inside the child's signed_response, if it verifies with the child's delegated keys. */
-  async function signedResults(child: RegistryRow, text: string): Promise<Array<DiscoveryResult & { registry_id?: unknown }> | undefined> {
+  async function signedAnswer(child: RegistryRow, text: string): Promise<{ results: Array<DiscoveryResult & { registry_id?: unknown }>; partial: boolean } | undefined> {
     try {
       const body = JSON.parse(text) as { signed_response?: unknown };
       if (typeof body.signed_response !== 'string') return undefined;
@@ -84,8 +94,9 @@ export function createFederatedDiscovery(deps: {
       const now = deps.clock.now();
       const keys = child.jwks.keys.filter((key) => keyValidAt(key, now)) as JWK[];
       const { payload } = await compactVerify(body.signed_response, createLocalJWKSet({ keys }), { algorithms: ['ES256', 'EdDSA', 'RS256'] });
-      const signed = JSON.parse(new TextDecoder().decode(payload)) as { results?: unknown };
-      return Array.isArray(signed.results) ? (signed.results as Array<DiscoveryResult & { registry_id?: unknown }>) : undefined;
+      const signed = JSON.parse(new TextDecoder().decode(payload)) as { results?: unknown; federation?: { partial?: unknown } };
+      if (!Array.isArray(signed.results)) return undefined;
+      return { results: signed.results as Array<DiscoveryResult & { registry_id?: unknown }>, partial: signed.federation?.partial === true };
     } catch {
       return undefined;
     }

@@ -67,7 +67,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const local = await discovery.discover(query);
     const answer = await app.ward.federatedDiscovery.discover(query, local);
-    const federation = { partial: answer.children.some((child) => child.status !== 'ok'), children: answer.children };
+    const federation = { partial: answer.children.some((child) => child.status !== 'ok' || child.partial === true), children: answer.children };
     const body = { query: { ...query, federated: true }, results: answer.results, result_count: answer.results.length, federation };
     if (!config.REGISTRY_SIGN_RESPONSES) return body;
     const signed = { ...body, iss: app.ward.baseUrl(), iat: Math.floor(clock.now().getTime() / 1000) };

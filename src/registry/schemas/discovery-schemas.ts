@@ -54,6 +54,7 @@ export const DiscoveryResponseSchema = Type.Object(
               status: StringEnum(['ok', 'timeout', 'unreachable', 'error'] as const),
               result_count: Type.Integer(),
               error: Type.Optional(Type.String()),
+              partial: Type.Optional(Type.Boolean({ description: "the child's own answer was partial" })),
             }),
           ),
         },

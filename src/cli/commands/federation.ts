@@ -1,0 +1,77 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { federationUp } from '../../service/federation-up.ts';
+import type { WardCommand } from '../command.ts';
+
+const USAGE = `Usage: ward federation up [--base-port <port>] [--dir <path>]
+
+Starts three registry processes — a root, a sovereign registry for GB and an organisational
+registry under it — registers each with its parent, seeds a few agents, and prints what to try
+(docs/federation.md). Ctrl-C stops all three.
+  --base-port  the root's port; the sovereign and the organisation take the next two
+               (default 8180; 0 picks free ports)
+  --dir        where the three SQLite databases live (default: a new temporary directory;
+               reusing one keeps what was registered, with the same ports)`;
+
+/** `ward federation up`: a real three-tier chain on this machine in one command. */
+export const federationCommand: WardCommand = {
+  name: 'federation',
+  summary: 'start a root, a sovereign (GB) and an organisational registry, wired together: federation up',
+  async run(args) {
+    const [action, ...rest] = args;
+    if (action !== 'up') {
+      console.error(action === undefined ? USAGE : `ward federation: unknown action "${action}"\n\n${USAGE}`);
+      return 2;
+    }
+    let options: { basePort: number; dataDir: string };
+    try {
+      const { values } = parseArgs({ args: rest, options: { 'base-port': { type: 'string', default: '8180' }, dir: { type: 'string' } }, strict: true });
+      const basePort = Number(values['base-port']);
+      if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65533) throw new Error('--base-port must be 0 or a port up to 65533');
+      options = { basePort, dataDir: values.dir ? resolve(values.dir) : mkdtempSync(resolve(tmpdir(), 'ward-federation-')) };
+    } catch (error) {
+      console.error(`ward federation: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    const federation = await federationUp({ ...options, log: (line) => console.log(line) });
+    const [root, sovereign, organisation] = federation.tiers;
+    if (!root || !sovereign || !organisation) throw new Error('the federation did not start');
+    const anyAgent = federation.agents.organisation?.[0] ?? '';
+    console.log(
+      [
+        '',
+        'A three-tier federation is running:',
+        `  root          ${root.registryId}  ${root.url}`,
+        `  sovereign     ${sovereign.registryId}  ${sovereign.url}`,
+        `  organisation  ${organisation.registryId}  ${organisation.url}`,
+        `Data: ${options.dataDir}`,
+        '',
+        'Try:',
+        `  curl -s '${root.url}/v1/discover?capability=triage.assess&federated=true'`,
+        `  curl -s '${root.url}/.well-known/jwks.json' > anchor.json`,
+        `  curl -s '${organisation.url}/v1/trust/bundle?subject=${encodeURIComponent(anyAgent)}' > bundle.json`,
+        '  npx ward trust verify bundle.json --anchor anchor.json',
+        '',
+        'Ctrl-C stops all three.',
+      ].join('\n'),
+    );
+    let stopping = false;
+    const stop = (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      federation.stop().then(() => process.exit(code));
+    };
+    process.once('SIGINT', () => stop(0));
+    process.once('SIGTERM', () => stop(0));
+    for (const tier of federation.tiers) {
+      tier.process.once('exit', (code) => {
+        if (stopping) return;
+        console.error(`ward federation: the ${tier.tier} registry exited (${code}); stopping the others`);
+        stop(1);
+      });
+    }
+    return 'running';
+  },
+};

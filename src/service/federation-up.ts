@@ -1,0 +1,226 @@
+/**
+ * `ward federation up` (docs/federation.md): three real registry processes — a root, a sovereign
+ * registry for GB and an organisational registry under it — each on its own SQLite database and
+ * port, wired together through the public API exactly as operators would do it, with a few agents,
+ * so a newcomer sees a real three-tier chain in one command.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WARD_CLI = fileURLToPath(new URL('../cli/ward.ts', import.meta.url));
+const READY_TIMEOUT_MS = 30_000;
+
+export type TierSpec = { key: 'root' | 'sovereign' | 'organisation'; tier: 'root' | 'sovereign' | 'organisational'; name: string; jurisdiction: string };
+
+/** The three registries, parent first. */
+export const FEDERATION_TIERS: readonly TierSpec[] = [
+  { key: 'root', tier: 'root', name: 'root', jurisdiction: 'GB' },
+  { key: 'sovereign', tier: 'sovereign', name: 'nhs-england', jurisdiction: 'GB' },
+  { key: 'organisation', tier: 'organisational', name: 'leeds-teaching-hospitals', jurisdiction: 'GB' },
+];
+
+export type RunningTier = TierSpec & { url: string; registryId: string; process: ChildProcess };
+
+export type Federation = {
+  tiers: RunningTier[];
+  /** Agent URIs seeded per registry key. */
+  agents: Record<string, string[]>;
+  /** Stops every registry process (SIGTERM, then SIGKILL after a grace period). */
+  stop(): Promise<void>;
+};
+
+export type FederationUpOptions = {
+  /** Parent directory of the three data directories. */
+  dataDir: string;
+  /** Port of the root; the sovereign and the organisation take the next two. 0: any free ports. */
+  basePort: number;
+  /** Extra environment for every registry (tests: signing algorithm, statement lifetime). */
+  env?: Record<string, string>;
+  log?: (line: string) => void;
+};
+
+/** Starts, wires and seeds the three registries; on any failure stops what it started. */
+export async function federationUp(options: FederationUpOptions): Promise<Federation> {
+  const tiers: RunningTier[] = [];
+  const stop = async () => {
+    await Promise.all(tiers.map((tier) => stopProcess(tier.process)));
+  };
+  try {
+    for (const [index, spec] of FEDERATION_TIERS.entries()) {
+      const parent = tiers[index - 1];
+      const port = options.basePort === 0 ? 0 : options.basePort + index;
+      tiers.push(await startTier(spec, { port, dataDir: join(options.dataDir, spec.name), parentUrl: parent?.url, env: options.env ?? {} }));
+      options.log?.(`started ${spec.tier} registry ${registryIdOf(spec)} at ${tiers[index]?.url}`);
+    }
+    for (let index = 1; index < tiers.length; index += 1) {
+      await delegate(tiers[index - 1] as RunningTier, tiers[index] as RunningTier);
+      await waitForChain(tiers[index] as RunningTier, index + 1);
+    }
+    const agents = await seedAgents(tiers);
+    return { tiers, agents, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export function registryIdOf(spec: Pick<TierSpec, 'jurisdiction' | 'name'>): string {
+  return `registry://${spec.jurisdiction.toLowerCase()}/registries/${spec.name}`;
+}
+
+/** Runs `ward registry` with this tier's settings and waits for the address it logs. */
+async function startTier(spec: TierSpec, settings: { port: number; dataDir: string; parentUrl: string | undefined; env: Record<string, string> }): Promise<RunningTier> {
+  const env: Record<string, string> = {};
+  // Each registry has its own embedded database: nothing of the caller's storage settings applies.
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(REGISTRY_|DATABASE_|REDIS_)/.test(key)) env[key] = value;
+  }
+  Object.assign(env, {
+    REGISTRY_ENV: 'development',
+    REGISTRY_HOST: '127.0.0.1',
+    REGISTRY_PORT: String(settings.port),
+    REGISTRY_DATA_DIR: settings.dataDir,
+    REGISTRY_TIER: spec.tier,
+    REGISTRY_NAME: spec.name,
+    REGISTRY_JURISDICTION: spec.jurisdiction,
+    REGISTRY_AUTH_MODE: 'disabled',
+    // The seeded agents' endpoints are examples; probing them would only log failures.
+    REGISTRY_HEALTH_PROBES: 'false',
+    REGISTRY_LOG_LEVEL: 'info',
+    ...(settings.parentUrl ? { REGISTRY_PARENT_URL: settings.parentUrl } : {}),
+    ...settings.env,
+  });
+  const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`${spec.name} did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n').slice(0, -1)) {
+        const entry = parseLogLine(line);
+        if (entry?.msg === 'registry listening' && typeof entry.url === 'string') {
+          clearTimeout(timer);
+          resolve(entry.url);
+        }
+      }
+      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${spec.name} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' ')}`));
+    });
+  });
+  // The log keeps flowing; drain it so the child never blocks on a full pipe.
+  child.stdout?.resume();
+  return { ...spec, url, registryId: registryIdOf(spec), process: child };
+}
+
+function parseLogLine(line: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+async function call(url: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json', 'x-idempotency-key': randomUUID() }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Registers `child` at `parent` with the anchors the child publishes; an existing registration is kept. */
+async function delegate(parent: RunningTier, child: RunningTier): Promise<void> {
+  const { body } = await call(`${child.url}/v1/trust/anchors`);
+  const anchors = (at(body, 'anchors') as Array<Record<string, string>>).map(({ key_id, alg, jwks_uri, thumbprint_sha256 }) => ({ key_id, alg, jwks_uri, thumbprint_sha256 }));
+  const registered = await call(`${parent.url}/v1/registries`, {
+    method: 'POST',
+    body: { display_name: displayName(child), name: child.name, jurisdiction: child.jurisdiction, tier: child.tier, trust_anchors: anchors, api_base_url: child.url },
+  });
+  if (registered.status === 201) return;
+  // Started again on the same directory: the child is already registered.
+  if (registered.status === 409 && at(registered.body, 'error', 'details', 'registry_id') === child.registryId) return;
+  throw new Error(`registering ${child.registryId} at ${parent.registryId} failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+}
+
+/** The child fetches its grant on its own (retrying while it was not registered yet); wait for it. */
+async function waitForChain(tier: RunningTier, length: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const { body } = await call(`${tier.url}/v1/trust/bundle?subject=${encodeURIComponent(tier.registryId)}`);
+    const chain = at(body, 'delegation_chain');
+    const statements = at(body, 'statements');
+    if (Array.isArray(chain) && chain.length === length && Array.isArray(statements) && statements.length === length - 1) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${tier.registryId} did not receive its delegation within ${READY_TIMEOUT_MS} ms`);
+}
+
+const SEED: Record<RunningTier['key'], Array<{ display_name: string; skills: string[]; description: string }>> = {
+  root: [],
+  sovereign: [
+    { display_name: 'National urgent care triage', skills: ['triage.assess'], description: 'Rule-based urgency assessment offered nationally.' },
+  ],
+  organisation: [
+    { display_name: 'Emergency department triage', skills: ['triage.assess'], description: 'Urgency assessment for the emergency department.' },
+    { display_name: 'Consent verification', skills: ['consent.verify'], description: 'Checks recorded consent before data is shared.' },
+  ],
+};
+
+async function seedAgents(tiers: RunningTier[]): Promise<Record<string, string[]>> {
+  const agents: Record<string, string[]> = {};
+  for (const tier of tiers) {
+    agents[tier.key] = [];
+    for (const seed of SEED[tier.key]) {
+      const host = `${tier.name}.example.org`;
+      const response = await call(`${tier.url}/v1/agents`, {
+        method: 'POST',
+        body: {
+          display_name: seed.display_name,
+          jurisdiction: tier.jurisdiction,
+          description: seed.description,
+          endpoints: [{ url: `https://${host}/a2a/${seed.skills[0]}`, protocol: 'mesh-a2a-jsonrpc', priority: 10, region: 'uk-south' }],
+          capabilities: { protocols: ['mesh-a2a-jsonrpc'], skills: seed.skills },
+          trust: { certificates: [], signatures: [], attestations: [] },
+          owner: { org_id: `org-${tier.name}`, org_name: displayName(tier), operator: `ops@${host}` },
+          policy_tags: { purpose_of_use: ['treatment'] },
+        },
+      });
+      if (response.status === 201) agents[tier.key]?.push(at(response.body, 'agent_id') as string);
+      else if (response.status !== 409) throw new Error(`seeding ${seed.display_name} failed: ${response.status} ${JSON.stringify(response.body)}`);
+    }
+  }
+  return agents;
+}
+
+/** A member of a parsed JSON document by path, or undefined. */
+function at(value: unknown, ...path: string[]): unknown {
+  let current = value;
+  for (const key of path) current = typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[key] : undefined;
+  return current;
+}
+
+function displayName(tier: TierSpec): string {
+  return tier.name
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
