@@ -93,12 +93,17 @@ async function startTier(spec: TierSpec, settings: { port: number; dataDir: stri
     ...settings.env,
   });
   const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const onStderr = (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4096);
+  };
+  child.stderr?.setEncoding('utf8').on('data', onStderr);
+  let onStdout: (chunk: string) => void = () => {};
+  let onExit: (code: number | null) => void = () => {};
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
-    let stderr = '';
     const timer = setTimeout(() => reject(new Error(`${spec.name} did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    onStdout = (chunk: string) => {
       buffered += chunk;
       for (const line of buffered.split('\n').slice(0, -1)) {
         const entry = parseLogLine(line);
@@ -108,14 +113,21 @@ async function startTier(spec: TierSpec, settings: { port: number; dataDir: stri
         }
       }
       buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
-    });
-    child.once('exit', (code) => {
+    };
+    onExit = (code) => {
       clearTimeout(timer);
       reject(new Error(`${spec.name} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' ')}`));
-    });
+    };
+    child.stdout?.setEncoding('utf8').on('data', onStdout);
+    child.once('exit', onExit);
+  }).finally(() => {
+    child.stdout?.off('data', onStdout);
+    child.off('exit', onExit);
   });
-  // The log keeps flowing; drain it so the child never blocks on a full pipe.
+  // Started: the log keeps flowing; drain it unread so the child never blocks on a full pipe.
+  child.stderr?.off('data', onStderr);
   child.stdout?.resume();
+  child.stderr?.resume();
   return { ...spec, url, registryId: registryIdOf(spec), process: child };
 }
 
