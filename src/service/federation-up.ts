@@ -45,13 +45,14 @@ export type FederationUpOptions = {
 export async function federationUp(options: FederationUpOptions): Promise<Federation> {
   const tiers: RunningTier[] = [];
   const stop = async () => {
-    await Promise.all(tiers.map((tier) => stopProcess(tier.process)));
+    await Promise.all(tiers.map((tier) => stopRegistryProcess(tier.process)));
   };
   try {
     for (const [index, spec] of FEDERATION_TIERS.entries()) {
       const parent = tiers[index - 1];
       const port = options.basePort === 0 ? 0 : options.basePort + index;
-      tiers.push(await startTier(spec, { port, dataDir: join(options.dataDir, spec.name), parentUrl: parent?.url, env: options.env ?? {} }));
+      const started = await startRegistryProcess(spec, { port, dataDir: join(options.dataDir, spec.name), parentUrl: parent?.url, env: options.env ?? {} });
+      tiers.push({ ...spec, ...started });
       options.log?.(`started ${spec.tier} registry ${registryIdOf(spec)} at ${tiers[index]?.url}`);
     }
     for (let index = 1; index < tiers.length; index += 1) {
@@ -70,8 +71,17 @@ export function registryIdOf(spec: Pick<TierSpec, 'jurisdiction' | 'name'>): str
   return `registry://${spec.jurisdiction.toLowerCase()}/registries/${spec.name}`;
 }
 
-/** Runs `ward registry` with this tier's settings and waits for the address it logs. */
-async function startTier(spec: TierSpec, settings: { port: number; dataDir: string; parentUrl: string | undefined; env: Record<string, string> }): Promise<RunningTier> {
+export type RegistryProcessSettings = { port: number; dataDir: string; parentUrl?: string | undefined; env?: Record<string, string> };
+
+/**
+ * Runs `ward registry` as a child process for one tier (its own SQLite database in `dataDir`,
+ * loopback, authentication disabled, no health probes) and waits for the address it logs. Stop it
+ * with {@link stopRegistryProcess}.
+ */
+export async function startRegistryProcess(
+  spec: Pick<TierSpec, 'tier' | 'name' | 'jurisdiction'>,
+  settings: RegistryProcessSettings,
+): Promise<{ url: string; registryId: string; process: ChildProcess }> {
   const env: Record<string, string> = {};
   // Each registry has its own embedded database: nothing of the caller's storage settings applies.
   for (const [key, value] of Object.entries(process.env)) {
@@ -90,7 +100,7 @@ async function startTier(spec: TierSpec, settings: { port: number; dataDir: stri
     REGISTRY_HEALTH_PROBES: 'false',
     REGISTRY_LOG_LEVEL: 'info',
     ...(settings.parentUrl ? { REGISTRY_PARENT_URL: settings.parentUrl } : {}),
-    ...settings.env,
+    ...(settings.env ?? {}),
   });
   const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -100,7 +110,7 @@ async function startTier(spec: TierSpec, settings: { port: number; dataDir: stri
   child.stderr?.setEncoding('utf8').on('data', onStderr);
   let onStdout: (chunk: string) => void = () => {};
   let onExit: (code: number | null) => void = () => {};
-  const url = await new Promise<string>((resolve, reject) => {
+  const listening = new Promise<string>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`${spec.name} did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
     onStdout = (chunk: string) => {
@@ -124,11 +134,15 @@ async function startTier(spec: TierSpec, settings: { port: number; dataDir: stri
     child.stdout?.off('data', onStdout);
     child.off('exit', onExit);
   });
+  const url = await listening.catch(async (error: unknown) => {
+    await stopRegistryProcess(child);
+    throw error;
+  });
   // Started: the log keeps flowing; drain it unread so the child never blocks on a full pipe.
   child.stderr?.off('data', onStderr);
   child.stdout?.resume();
   child.stderr?.resume();
-  return { ...spec, url, registryId: registryIdOf(spec), process: child };
+  return { url, registryId: registryIdOf(spec), process: child };
 }
 
 function parseLogLine(line: string): Record<string, unknown> | undefined {
@@ -228,10 +242,11 @@ function displayName(tier: TierSpec): string {
     .join(' ');
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
+/** Stops a registry process (SIGTERM, or `signal`; SIGKILL after a grace period) and waits for it to exit. */
+export async function stopRegistryProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);

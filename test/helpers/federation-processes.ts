@@ -1,7 +1,7 @@
 // Real `ward registry` processes for end-to-end federation tests: starting one beside a running
 // federation, reaching it over plain HTTP, and reading the signing key a registry keeps in its own
 // SQLite database so a test can sign exactly what that registry could sign.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { CompactSign, decodeJwt, importJWK, type JWK } from 'jose';
@@ -11,10 +11,7 @@ import { findActiveSigningKey } from '../../src/core/storage/stores/signing-key-
 import type { DelegationStatementClaims } from '../../src/registry/federation/delegation-statement.ts';
 import type { TrustAnchorInput } from '../../src/registry/trust/bundle-verifier.ts';
 import type { SignedTrustBundle } from '../../src/registry/trust/trust-bundle.ts';
-import { cleanEnv, WARD_CLI } from './ward-process.ts';
-
-/** A safety net: a registry that never logs its address fails the test instead of hanging it. */
-const READY_TIMEOUT_MS = 30_000;
+import { startRegistryProcess as startTierProcess, stopRegistryProcess } from '../../src/service/federation-up.ts';
 
 export type RegistryProcess = { url: string; registryId: string; dataDir: string; process: ChildProcess };
 
@@ -35,79 +32,15 @@ export type RegistryProcessOptions = {
  * once it logs `registry listening`. The caller stops it with {@link stopRegistryProcess}.
  */
 export async function startRegistryProcess(options: RegistryProcessOptions): Promise<RegistryProcess> {
-  const env = {
-    ...cleanEnv(),
-    REGISTRY_ENV: 'development',
-    REGISTRY_HOST: '127.0.0.1',
-    REGISTRY_PORT: String(options.port ?? 0),
-    REGISTRY_DATA_DIR: options.dataDir,
-    REGISTRY_TIER: options.tier,
-    REGISTRY_NAME: options.name,
-    REGISTRY_JURISDICTION: options.jurisdiction,
-    REGISTRY_AUTH_MODE: 'disabled',
-    REGISTRY_HEALTH_PROBES: 'false',
-    REGISTRY_LOG_LEVEL: 'info',
-    ...(options.parentUrl ? { REGISTRY_PARENT_URL: options.parentUrl } : {}),
-    ...options.env,
-  };
-  const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  try {
-    const url = await listeningUrl(child, options.name);
-    return { url, registryId: `registry://${options.jurisdiction.toLowerCase()}/registries/${options.name}`, dataDir: options.dataDir, process: child };
-  } catch (error) {
-    await stopRegistryProcess(child);
-    throw error;
-  }
+  const { tier, name, jurisdiction, dataDir } = options;
+  const started = await startTierProcess(
+    { tier, name, jurisdiction },
+    { port: options.port ?? 0, dataDir, ...(options.parentUrl ? { parentUrl: options.parentUrl } : {}), ...(options.env ? { env: options.env } : {}) },
+  );
+  return { ...started, dataDir };
 }
 
-function listeningUrl(child: ChildProcess, name: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    const onExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' ')}`));
-    };
-    child.once('exit', onExit);
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout?.setEncoding('utf8').on('data', function onData(chunk: string) {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        const entry = parseJson(line);
-        if (entry?.msg === 'registry listening' && typeof entry.url === 'string') {
-          clearTimeout(timer);
-          child.off('exit', onExit);
-          child.stdout?.off('data', onData);
-          // The log keeps flowing; drain it so the child never blocks on a full pipe.
-          child.stdout?.resume();
-          resolve(entry.url);
-          return;
-        }
-      }
-    });
-  });
-}
-
-/** Stops a registry process (SIGTERM, or `signal`; SIGKILL after a grace period) and waits for it to exit. */
-export async function stopRegistryProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function parseJson(line: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}
+export { stopRegistryProcess };
 
 export type JsonResponse = { status: number; body: any };
 

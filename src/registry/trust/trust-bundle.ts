@@ -32,62 +32,44 @@ export type BundleContext = {
 };
 
 /** The bundle for an agent of this registry, signed by the registry's current key. */
-export async function agentTrustBundle(record: AgentRecord, context: BundleContext): Promise<SignedTrustBundle> {
-  return sign(
+export function agentTrustBundle(record: AgentRecord, context: BundleContext): Promise<SignedTrustBundle> {
+  return signedBundle(
     {
       subject: record.agent_id,
-      issuer: context.registryId,
       certificates: record.trust.certificates,
       jwks: { keys: record.trust.jwks?.keys ?? [] },
       attestations: record.trust.attestations,
-      delegation_chain: context.delegationChain,
-      statements: context.statements,
       trust_level: record.trust_validation.level,
-      issued_at: context.now.toISOString(),
-      expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
     },
-    context.signer,
+    context,
   );
 }
 
 /** The bundle for this registry itself: its public keys and chain. */
-export async function registryTrustBundle(context: BundleContext): Promise<SignedTrustBundle> {
-  return sign(
-    {
-      subject: context.registryId,
-      issuer: context.registryId,
-      certificates: [],
-      jwks: context.signer.jwks() as TrustBundle['jwks'],
-      attestations: [],
-      delegation_chain: context.delegationChain,
-      statements: context.statements,
-      trust_level: 0,
-      issued_at: context.now.toISOString(),
-      expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
-    },
-    context.signer,
-  );
+export function registryTrustBundle(context: BundleContext): Promise<SignedTrustBundle> {
+  return signedBundle({ subject: context.registryId, jwks: context.signer.jwks() as TrustBundle['jwks'] }, context);
 }
 
 /** The bundle for a child registry of this one: its delegated keys, vouched for by this registry. */
-export async function childRegistryTrustBundle(child: { registry_id: string; jwks: { keys: Record<string, unknown>[] } }, context: BundleContext): Promise<SignedTrustBundle> {
-  return sign(
-    {
-      subject: child.registry_id,
-      issuer: context.registryId,
-      certificates: [],
-      jwks: { keys: child.jwks.keys },
-      attestations: [],
-      delegation_chain: context.delegationChain,
-      statements: context.statements,
-      trust_level: 0,
-      issued_at: context.now.toISOString(),
-      expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
-    },
-    context.signer,
-  );
+export function childRegistryTrustBundle(child: { registry_id: string; jwks: { keys: Record<string, unknown>[] } }, context: BundleContext): Promise<SignedTrustBundle> {
+  return signedBundle({ subject: child.registry_id, jwks: { keys: child.jwks.keys } }, context);
 }
 
-async function sign(bundle: TrustBundle, signer: RegistrySigner): Promise<SignedTrustBundle> {
-  return { ...bundle, signed_bundle: await signer.sign(bundle, 'ward-trust-bundle+jwt') };
+type BundleSubject = Pick<TrustBundle, 'subject' | 'jwks'> & Partial<Pick<TrustBundle, 'certificates' | 'attestations' | 'trust_level'>>;
+
+/** Issuer, chain and validity come from this registry; the JWS covers every other field. */
+async function signedBundle(subject: BundleSubject, context: BundleContext): Promise<SignedTrustBundle> {
+  const bundle: TrustBundle = {
+    subject: subject.subject,
+    issuer: context.registryId,
+    certificates: subject.certificates ?? [],
+    jwks: subject.jwks,
+    attestations: subject.attestations ?? [],
+    delegation_chain: context.delegationChain,
+    statements: context.statements,
+    trust_level: subject.trust_level ?? 0,
+    issued_at: context.now.toISOString(),
+    expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
+  };
+  return { ...bundle, signed_bundle: await context.signer.sign(bundle, 'ward-trust-bundle+jwt') };
 }
