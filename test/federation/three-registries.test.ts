@@ -368,5 +368,21 @@ describe('federation: three real registry processes', () => {
       [sovereignAgent],
     );
     assert.deepEqual(discovered.body.federation, { partial: false, children: [{ registry_id: sovereign.registryId, status: 'ok', result_count: 1 }] });
+
+    // The organisation learns of it at its next fetch (within a third of the 60 s lifetime) and from
+    // then on gives no routing advice and no bundles: they would claim a chain that no longer stands.
+    const refused = await waitFor(
+      'the organisation to learn of its revocation',
+      async () => {
+        const answer = await postJson(`${org.url}/v1/route`, { target: orgTriageAgent });
+        return answer.status === 403 ? answer : undefined;
+      },
+      60_000,
+    );
+    assert.equal(refused.body.error.code, 'REGISTRY_REVOKED');
+    assert.equal(refused.body.error.details.reason, 'contract ended');
+    const bundle = await getJson(`${org.url}/v1/trust/bundle?subject=${encodeURIComponent(orgTriageAgent)}`);
+    assert.equal(bundle.status, 403);
+    assert.equal(bundle.body.error.code, 'REGISTRY_REVOKED');
   });
 });

@@ -23,6 +23,8 @@ export type ParentState = DelegationGrant & { parent_url: string; parent_id: str
 export type ParentLink = {
   /** The chain from the root down to this registry and the statements proving it. */
   trustChain(): { delegationChain: string[]; statements: string[] };
+  /** Set once the parent refused this registry as revoked: its advice and bundles no longer stand for the federation. */
+  revoked(): { reason: string | null } | undefined;
   /** The parent's registry URI and public keys, once a grant arrived (federation tokens are checked with them). */
   parent(): { id: string; jwks: { keys: JWK[] } } | undefined;
   /** Fetches a grant now (after a key rotation; tests). Resolves false when the parent did not grant one. */
@@ -123,6 +125,7 @@ export async function createParentLink(deps: {
   return {
     // After a revocation the chain keeps its links but loses its statements: nothing verifies.
     trustChain: () => (state ? { delegationChain: state.delegation_chain, statements: state.statements } : { delegationChain: [registryId], statements: [] }),
+    revoked: () => state?.revoked,
     parent: () => (state && !state.revoked ? { id: state.parent_id, jwks: state.issuer_jwks } : undefined),
     refresh,
     start() {

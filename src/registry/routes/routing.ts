@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WardError } from '../../core/errors.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { callContext } from '../http/request-context.ts';
 import { RouteBody, RoutingResponseSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -18,10 +19,11 @@ export const routingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['routing'],
         summary: 'Routing advice for an agent or a capability',
         body: RouteBody,
-        response: { 200: RoutingResponseSchema, ...errorResponses(404, 409) },
+        response: { 200: RoutingResponseSchema, ...errorResponses(403, 404, 409) },
       },
     },
     async (request) => {
+      refuseIfRevoked(app.ward);
       const body = request.body;
       const errors = [];
       if ((body.target === undefined) === (body.capability === undefined)) {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
+import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { TrustAnchorSchema, TrustBundleQuery, TrustBundleSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -25,10 +26,11 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['trust'],
         summary: 'The trust bundle of an agent or of this registry',
         querystring: TrustBundleQuery,
-        response: { 200: TrustBundleSchema, ...errorResponses(404, 409) },
+        response: { 200: TrustBundleSchema, ...errorResponses(403, 404, 409) },
       },
     },
     async (request) => {
+      refuseIfRevoked(ward);
       const { subject } = request.query;
       const context = { signer: ward.signer, registryId: ward.registryId, ...ward.trustChain(), now: ward.clock.now() };
       if (subject === ward.registryId) return registryTrustBundle(context);

@@ -152,9 +152,17 @@ for (const backend of BACKENDS) {
       // …offline it lapses with its statement, and the child itself loses its statements on its next fetch.
       const lapsed = await verifyTrustBundle(before, anchor, new Date(Date.now() + 16 * 60_000));
       assert.equal(lapsed.valid, false);
+      // The child learns of it at its next fetch, and then gives no routing advice and no bundles.
       assert.equal(await org.app.ward.parentLink.refresh(), false);
-      const after = await bundleOf(org, agent.agent_id);
-      assert.equal((await verifyTrustBundle(after, anchor)).valid, false);
+      assert.deepEqual(org.app.ward.trustChain().statements, []);
+      const route = await org.call({ method: 'POST', url: '/v1/route', payload: { target: agent.agent_id } });
+      assert.equal(route.status, 403);
+      assert.equal(route.body.error.code, 'REGISTRY_REVOKED');
+      assert.equal(route.body.error.details.reason, 'contract ended');
+      const bundle = await org.call({ method: 'GET', url: `/v1/trust/bundle?subject=${encodeURIComponent(agent.agent_id)}` });
+      assert.equal(bundle.body.error.code, 'REGISTRY_REVOKED');
+      // Discovery at the child still answers: it makes no claim about the federation.
+      assert.equal((await org.call({ method: 'GET', url: '/v1/discover?capability=triage.assess' })).status, 200);
     });
 
     test('key rotation: the new key signs, the old stays published until its not_after, and old signatures still verify', async (t) => {
