@@ -98,9 +98,10 @@ export async function startRegistryProcess(
     REGISTRY_AUTH_MODE: 'disabled',
     // The seeded agents' endpoints are examples; probing them would only log failures.
     REGISTRY_HEALTH_PROBES: 'false',
-    REGISTRY_LOG_LEVEL: 'info',
     ...(settings.parentUrl ? { REGISTRY_PARENT_URL: settings.parentUrl } : {}),
     ...(settings.env ?? {}),
+    // The address is read from the "registry listening" line, logged at info.
+    REGISTRY_LOG_LEVEL: 'info',
   });
   const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
