@@ -36,7 +36,7 @@ export const ConfigSchema = Type.Object({
   REGISTRY_PARENT_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   /** Lifetime of the delegation statements this registry issues to its children (docs/federation.md). */
   REGISTRY_DELEGATION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
-  /** Per-child time limit of federated discovery and of fetching a child's keys. */
+  /** Deadline of federated discovery's fan-out, of fetching a child's keys, of each fetch from the parent. */
   REGISTRY_FEDERATION_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
   REGISTRY_SIGNING_ALG: Type.Union([Type.Literal('ES256'), Type.Literal('EdDSA'), Type.Literal('RS256')], {
     default: 'ES256',
@@ -120,6 +120,10 @@ function checkProductionGuards(config: Static<typeof ConfigSchema>): void {
   }
   if (Buffer.byteLength(config.MESH_JWT_SECRET) < 32) {
     throw new ConfigError('MESH_JWT_SECRET', 'must be at least 32 bytes in production');
+  }
+  // The parent's answers decide this registry's chain and which federation tokens it accepts.
+  if (config.REGISTRY_PARENT_URL && !config.REGISTRY_PARENT_URL.startsWith('https://')) {
+    throw new ConfigError('REGISTRY_PARENT_URL', 'must be an https:// URL in production');
   }
 }
 

@@ -82,6 +82,10 @@ describe('configuration', () => {
     assert.equal(configError(jwt).variable, 'MESH_JWT_SECRET', 'the default development secret');
     assert.equal(configError({ ...jwt, MESH_JWT_SECRET: 'short-secret' }).variable, 'MESH_JWT_SECRET');
     assert.equal(loadConfig({ ...jwt, MESH_JWT_SECRET: 'x'.repeat(32) }).REGISTRY_ENV, 'production');
+    // The parent's answers decide this registry's chain: only over TLS in production.
+    const secured = { ...jwt, MESH_JWT_SECRET: 'x'.repeat(32) };
+    assert.equal(configError({ ...secured, REGISTRY_PARENT_URL: 'http://root.example.org' }).variable, 'REGISTRY_PARENT_URL');
+    assert.equal(loadConfig({ ...secured, REGISTRY_PARENT_URL: 'https://root.example.org' }).REGISTRY_PARENT_URL, 'https://root.example.org');
   });
 
   test('the public base URL is the configured one without a trailing slash, else the listen address', () => {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Storage } from '../storage/database.ts';
 import {
   findActiveSigningKey,
+  findSigningKeys,
   insertActiveSigningKeyIfNone,
   listPublishedSigningKeys,
   type SigningKeyRow,
@@ -29,10 +30,11 @@ export type RegistrySigner = {
   /** The published keys with their validity windows (the trust anchors of this registry). */
   publishedKeys(): readonly PublishedKey[];
   /**
-   * One compact JWS per published key, the retired ones included: proof to a party that only knows
-   * an older key (a parent learning of a rotation) that the new keys come from the same holder.
+   * One compact JWS by the current key and one by each of `kids` this registry holds, retired or
+   * expired ones included: proof to a party that knows only an older key (a parent learning of a
+   * rotation) that the new keys come from the same holder.
    */
-  signWithEveryKey(payload: unknown, typ: string): Promise<string[]>;
+  signWithKeys(payload: unknown, typ: string, kids: readonly string[]): Promise<string[]>;
   /** Reads the keys again (after a rotation here or on another instance). */
   reload(): Promise<void>;
   /** Reloads when the keys were read more than a few seconds ago (before publishing them). */
@@ -47,7 +49,6 @@ type Loaded = {
   kid: string;
   alg: SigningAlg;
   privateKey: PrivateKey;
-  everyKey: Array<{ kid: string; alg: string; privateKey: PrivateKey }>;
   jwks: PublicJwks;
   published: PublishedKey[];
   loadedAt: number;
@@ -71,7 +72,6 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
       kid: active.kid,
       alg: active.alg as SigningAlg,
       privateKey: await importJWK(active.private_jwk as JWK, active.alg),
-      everyKey: await Promise.all(published.map(async (row) => ({ kid: row.kid, alg: row.alg, privateKey: await importJWK(row.private_jwk as JWK, row.alg) }))),
       jwks: { keys: published.map(publicJwk) },
       published: published.map(({ kid, alg, not_before, not_after }) => ({ kid, alg, not_before, not_after })),
       loadedAt: Date.now(),
@@ -79,20 +79,26 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
   }
 
   let current = await load();
-  let reloading: Promise<void> | undefined;
+  // Loads run one after another; a reload always reads after it was asked for (a rotation that has
+  // just committed is seen), while a stale check joins whichever load is under way.
+  let loading: Promise<void> = Promise.resolve();
+  let inFlight = false;
   const reload = () => {
-    reloading ??= load()
+    inFlight = true;
+    loading = loading
+      .then(load)
       .then((next) => {
         current = next;
       })
       .finally(() => {
-        reloading = undefined;
+        inFlight = false;
       });
-    return reloading;
+    return loading;
   };
 
   const refreshIfStale = async () => {
-    if (Date.now() - current.loadedAt > RELOAD_EVERY_MS) await reload();
+    if (inFlight) await loading;
+    else if (Date.now() - current.loadedAt > RELOAD_EVERY_MS) await reload();
   };
 
   return {
@@ -107,10 +113,15 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
       const { alg: keyAlg, kid, privateKey } = current;
       return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: keyAlg, kid, typ }).sign(privateKey);
     },
-    async signWithEveryKey(payload, typ) {
+    async signWithKeys(payload, typ, kids) {
       await refreshIfStale();
       const bytes = new TextEncoder().encode(JSON.stringify(payload));
-      return Promise.all(current.everyKey.map(({ kid, alg, privateKey }) => new CompactSign(bytes).setProtectedHeader({ alg, kid, typ }).sign(privateKey)));
+      const others = (await findSigningKeys(storage.db, kids.filter((kid) => kid !== current.kid))).slice(0, 4);
+      const keys = [
+        { kid: current.kid, alg: current.alg as string, privateKey: current.privateKey },
+        ...(await Promise.all(others.map(async (row) => ({ kid: row.kid, alg: row.alg, privateKey: await importJWK(row.private_jwk as JWK, row.alg) })))),
+      ];
+      return Promise.all(keys.map(({ kid, alg, privateKey }) => new CompactSign(bytes).setProtectedHeader({ alg, kid, typ }).sign(privateKey)));
     },
     jwks: () => current.jwks,
     publishedKeys: () => current.published,

@@ -149,6 +149,8 @@ export type RegistriesTable = {
   revoked_at: string | null;
   revocation_reason: string | null;
   version: number;
+  /** BIGINT: a string from PostgreSQL; the store converts. */
+  entity_iat: number;
   created_at: string;
   updated_at: string;
 };

@@ -24,6 +24,7 @@ import {
   type RegistryRow,
 } from '../../core/storage/stores/registry-store.ts';
 import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
+import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { childConstraints, signDelegationStatement, signStatusToken } from './delegation-statement.ts';
 
@@ -147,12 +148,14 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
   /** The child's public keys, each pinned by an anchor's thumbprint; from the body or the anchors' jwks_uri. */
   async function resolveKeys(input: RegisterRegistryInput, now: Date): Promise<{ anchors: Required<TrustAnchorInput>[]; jwks: { keys: Record<string, unknown>[] } }> {
     const candidates = new Map<string, Record<string, unknown>[]>();
+    // One deadline for every fetch of this registration, however many anchors it names.
+    const deadline = AbortSignal.timeout(config.REGISTRY_FEDERATION_TIMEOUT_MS);
     const errors: Array<{ in: string; pointer: string; reason: string }> = [];
     const keysAt = async (uri: string) => {
       if (input.jwks) return input.jwks.keys;
       let keys = candidates.get(uri);
       if (!keys) {
-        keys = await fetchJwks(uri);
+        keys = await fetchJwks(uri, deadline);
         candidates.set(uri, keys);
       }
       return keys;
@@ -175,6 +178,8 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
         continue;
       }
       if (typeof match.alg === 'string' && match.alg !== anchor.alg) errors.push({ in: 'body', pointer: `${pointer}/alg`, reason: "does not match the key's alg" });
+      // The child signs with its key's own kid: a different key_id would never match its signatures.
+      if (typeof match.kid === 'string' && match.kid !== anchor.key_id) errors.push({ in: 'body', pointer: `${pointer}/key_id`, reason: "does not match the key's kid" });
       const notBefore = anchor.not_before ? new Date(anchor.not_before).toISOString() : now.toISOString();
       const notAfter = anchor.not_after ? new Date(anchor.not_after).toISOString() : null;
       if (notAfter !== null && notAfter <= notBefore) errors.push({ in: 'body', pointer: `${pointer}/not_after`, reason: 'must be after not_before' });
@@ -186,17 +191,18 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     return { anchors, jwks: { keys } };
   }
 
-  async function fetchJwks(uri: string): Promise<Record<string, unknown>[]> {
+  async function fetchJwks(uri: string, signal: AbortSignal): Promise<Record<string, unknown>[]> {
+    const invalid = () => new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri} did not answer a JWKS` }] });
     let text: string;
     try {
-      const response = await fetchImpl(uri, { signal: AbortSignal.timeout(config.REGISTRY_FEDERATION_TIMEOUT_MS), redirect: 'error', headers: { accept: 'application/json' } });
+      const response = await fetchImpl(uri, { signal, redirect: 'error', headers: { accept: 'application/json' } });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      text = await response.text();
+      text = await readBodyCapped(response, MAX_JWKS_BYTES);
     } catch (error) {
-      throw new WardError('DEPENDENCY_UNAVAILABLE', "The child's JWKS could not be fetched.", { url: uri, reason: (error as Error).message });
+      if (error instanceof BodyTooLargeError) throw invalid();
+      // The reason stays generic: the answer of an arbitrary URL is not echoed back.
+      throw new WardError('DEPENDENCY_UNAVAILABLE', "The child's JWKS could not be fetched.", { url: uri });
     }
-    const invalid = () => new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri} did not answer a JWKS` }] });
-    if (text.length > MAX_JWKS_BYTES) throw invalid();
     try {
       const parsed = JSON.parse(text) as { keys?: unknown };
       if (!Array.isArray(parsed.keys)) throw invalid();
@@ -235,7 +241,10 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     /** Registers a prepared child; conflicts are checked inside the write unit, so two racing registrations cannot both win. */
     async register(unit: WriteUnit, ctx: CallContext, prepared: PreparedRegistry): Promise<RegistryRecord> {
       const { input, jurisdiction, name, id, anchors, jwks } = prepared;
-      if (id === registryId || (await findRegistry(unit.tx, id))) throw new WardError('REGISTRY_CONFLICT', 'A registry with this URI exists.', { registry_id: id });
+      // A child named like this registry or one above it would speak as that registry.
+      if (deps.trustChain().delegationChain.includes(id) || (await findRegistry(unit.tx, id))) {
+        throw new WardError('REGISTRY_CONFLICT', 'A registry with this URI exists.', { registry_id: id });
+      }
       if (input.tier === 'sovereign') {
         const existing = await findActiveSovereign(unit.tx, jurisdiction);
         if (existing) throw new WardError('REGISTRY_CONFLICT', `${jurisdiction} already has a sovereign registry.`, { registry_id: existing.id, jurisdiction });
@@ -254,6 +263,7 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
         revoked_at: null,
         revocation_reason: null,
         version: 1,
+        entity_iat: 0,
         created_at: at,
         updated_at: at,
       };
@@ -274,9 +284,16 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
       return { registries: shown.map(record), next_cursor: rows.length > page.limit && last ? encodeCursor('registries', last.id) : null };
     },
 
-    /** Active children (for federated discovery). */
+    /** Every active child (for federated discovery), read a page at a time in id order. */
     async activeChildren(): Promise<RegistryRow[]> {
-      return listRegistries(storage.db, { status: 'active' }, { limit: 1000 });
+      const pageSize = 500;
+      const rows: RegistryRow[] = [];
+      for (let afterId: string | undefined; ; ) {
+        const page = await listRegistries(storage.db, { status: 'active' }, { limit: pageSize, ...(afterId ? { afterId } : {}) });
+        rows.push(...page);
+        if (page.length < pageSize) return rows;
+        afterId = page.at(-1)?.id;
+      }
     },
 
     async revoke(unit: WriteUnit, ctx: CallContext, id: string, reason: string): Promise<RegistryRecord> {
@@ -300,11 +317,13 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
       if (row.status === 'revoked') throw new WardError('REGISTRY_REVOKED', undefined, { registry_id: id, reason: row.revocation_reason });
       const now = deps.clock.now();
       if (entityConfiguration) {
-        // One signature per key of the child (space-separated); one by a key we hold is enough.
+        // Signatures by several of the child's keys (space-separated); one by a key we hold is enough.
+        // Only a change of keys is written: a replayed header with the same keys changes nothing, and
+        // one with older keys is older than the iat recorded with the change.
         for (const jws of entityConfiguration.split(' ').slice(0, 10)) {
-          const keys = await rolledOverKeys(row, jws, now);
-          if (!keys) continue;
-          if (!isDeepStrictEqual(keys, row.jwks.keys)) row = await replaceKeys(row, keys, now);
+          const update = await rolledOverKeys(row, jws, now);
+          if (!update) continue;
+          if (!isDeepStrictEqual(update.keys, row.jwks.keys)) row = await replaceKeys(row, update, now);
           break;
         }
       }
@@ -343,37 +362,66 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     },
   };
 
-  /** The keys an entity configuration names, if a key we hold for the child signed it; else undefined. */
-  async function rolledOverKeys(row: RegistryRow, jws: string, now: Date): Promise<Record<string, unknown>[] | undefined> {
+  /**
+   * The keys and iat of an entity configuration, if a key we hold for the child signed it and it is
+   * newer than the last one accepted (an older or replayed one could roll the keys back); else undefined.
+   */
+  async function rolledOverKeys(row: RegistryRow, jws: string, now: Date): Promise<{ keys: Record<string, unknown>[]; iat: number } | undefined> {
     try {
       const header = decodeProtectedHeader(jws);
       if (header.typ !== ENTITY_CONFIGURATION_TYP || 'jku' in header || 'x5u' in header || 'jwk' in header || 'x5c' in header) return undefined;
       const usable = row.jwks.keys.filter((key) => keyValidAt(key, now));
       const { payload } = await compactVerify(jws, createLocalJWKSet({ keys: usable as JWK[] }), { algorithms: ['ES256', 'EdDSA', 'RS256'] });
-      const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; sub?: unknown; exp?: unknown; jwks?: { keys?: unknown } };
-      if (claims.iss !== row.id || claims.sub !== row.id || typeof claims.exp !== 'number' || claims.exp * 1000 < now.getTime()) return undefined;
+      const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; sub?: unknown; iat?: unknown; iat_ms?: unknown; exp?: unknown; jwks?: { keys?: unknown } };
+      const nowS = now.getTime() / 1000;
+      if (claims.iss !== row.id || claims.sub !== row.id) return undefined;
+      if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
+      if (claims.iat > nowS + 60 || claims.exp < nowS || claims.exp - claims.iat > 300) return undefined;
+      // Ordered to the millisecond: two rotations within a second are still told apart.
+      const issuedMs = typeof claims.iat_ms === 'number' && Math.floor(claims.iat_ms / 1000) === claims.iat ? claims.iat_ms : claims.iat * 1000;
+      if (issuedMs <= row.entity_iat) return undefined;
       const keys = claims.jwks?.keys;
       if (!Array.isArray(keys) || keys.length === 0 || keys.length > 10) return undefined;
-      if (keys.some((key) => typeof key !== 'object' || key === null || PRIVATE_MEMBERS.some((member) => member in key))) return undefined;
-      return keys as Record<string, unknown>[];
+      if (keys.some((key) => typeof key !== 'object' || key === null || PRIVATE_MEMBERS.some((member) => member in key) || !validWindow(key))) return undefined;
+      return { keys: keepEarlierEnds(keys as Record<string, unknown>[], row.jwks.keys), iat: issuedMs };
     } catch {
       return undefined;
     }
   }
 
-  async function replaceKeys(row: RegistryRow, keys: Record<string, unknown>[], now: Date): Promise<RegistryRow> {
+  /** Replaces the child's keys unless another instance changed the record since it was read. */
+  async function replaceKeys(row: RegistryRow, update: { keys: Record<string, unknown>[]; iat: number }, now: Date): Promise<RegistryRow> {
     const at = now.toISOString();
     const { result } = await runWrite(storage, async (unit) => {
       const current = await findRegistry(unit.tx, row.id);
       if (!current || current.status !== 'active') throw new WardError('REGISTRY_REVOKED', undefined, { registry_id: row.id });
-      const next: RegistryRow = { ...current, jwks: { keys }, version: current.version + 1, updated_at: at };
-      if (!(await updateRegistry(unit.tx, next, current.version))) throw new WardError('VERSION_CONFLICT', undefined, { registry_id: row.id });
+      if (current.version !== row.version || update.iat <= current.entity_iat) return current;
+      const next: RegistryRow = { ...current, jwks: { keys: update.keys }, entity_iat: update.iat, version: current.version + 1, updated_at: at };
+      if (!(await updateRegistry(unit.tx, next, current.version))) return current;
       // A child's rollover is a key rotation of that registry, as this registry records it.
-      unit.emit({ type: 'trust.key_rotated', subject: row.id, occurred_at: at, data: { registry_id: row.id, kids: keys.map((key) => key.kid ?? null), source: 'entity_configuration' } });
+      unit.emit({ type: 'trust.key_rotated', subject: row.id, occurred_at: at, data: { registry_id: row.id, kids: update.keys.map((key) => key.kid ?? null), source: 'entity_configuration' } });
       return next;
     });
     return result;
   }
+}
+
+/** A key's window must be readable: an unreadable date would make every statement about the child malformed. */
+function validWindow(key: Record<string, unknown>): boolean {
+  return ['not_before', 'not_after'].every((member) => key[member] === undefined || key[member] === null || (typeof key[member] === 'string' && !Number.isNaN(Date.parse(key[member] as string))));
+}
+
+/**
+ * A child may shorten a key's life but never lengthen it or make it open again: once this registry
+ * holds an end for a key, the earlier end stands.
+ */
+function keepEarlierEnds(keys: Record<string, unknown>[], held: Record<string, unknown>[]): Record<string, unknown>[] {
+  return keys.map((key) => {
+    const before = held.find((candidate) => candidate.kid === key.kid)?.not_after;
+    if (typeof before !== 'string') return key;
+    const after = typeof key.not_after === 'string' ? key.not_after : undefined;
+    return { ...key, not_after: after !== undefined && Date.parse(after) < Date.parse(before) ? after : before };
+  });
 }
 
 export type ChildRegistries = ReturnType<typeof createChildRegistries>;

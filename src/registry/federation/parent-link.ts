@@ -10,12 +10,26 @@ import type { Clock } from '../../core/clock.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import { readFederationState, writeFederationState } from '../../core/storage/stores/federation-state-store.ts';
+import { readBodyCapped } from '../../core/http/read-capped.ts';
 import { ENTITY_CONFIGURATION_TYP, type DelegationGrant } from './child-registries.ts';
+import { DELEGATION_TYP, STATUS_TYP } from './delegation-statement.ts';
 
 const STATE_NAME = 'delegation';
 const ENTITY_CONFIGURATION_LIFETIME_S = 300;
 const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 30_000;
+const STATE_REREAD_MS = 5_000;
+const MAX_GRANT_BYTES = 256 * 1024;
+const ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** What this registry last received from its parent. */
 export type ParentState = DelegationGrant & { parent_url: string; parent_id: string; fetched_at: string; revoked?: { reason: string | null } };
@@ -45,55 +59,151 @@ export async function createParentLink(deps: {
 }): Promise<ParentLink> {
   const { registryId, parentUrl } = deps;
   const fetchImpl = deps.fetch ?? fetch;
-  let state = parentUrl ? await readFederationState<ParentState>(deps.storage.db, STATE_NAME) : undefined;
-  // A stored grant from another parent (the configuration changed) is not this registry's chain.
-  if (state && state.parent_url !== parentUrl) state = undefined;
+  let state = parentUrl ? await readStoredState() : undefined;
+  let stateReadAt = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let failures = 0;
   let stopped = true;
+  let nudgedAt = 0;
 
-  /** Signed by every published key: the parent may know only the one before a rotation. */
-  async function entityConfiguration(): Promise<string> {
-    const iat = Math.floor(deps.clock.now().getTime() / 1000);
-    const claims = { iss: registryId, sub: registryId, iat, exp: iat + ENTITY_CONFIGURATION_LIFETIME_S, jwks: deps.signer.jwks() };
-    return (await deps.signer.signWithEveryKey(claims, ENTITY_CONFIGURATION_TYP)).join(' ');
+  async function readStoredState(): Promise<ParentState | undefined> {
+    const stored = await readFederationState<ParentState>(deps.storage.db, STATE_NAME);
+    // A stored grant from another parent (the configuration changed) is not this registry's chain.
+    return stored && stored.parent_url === parentUrl ? stored : undefined;
   }
 
-  async function refresh(): Promise<boolean> {
+  /** The kids the parent holds for this registry: those its last statement named. */
+  function kidsKnownToParent(): string[] {
+    const last = state?.statements.at(-1);
+    if (!last) return [];
+    const keys = (decodeJwt(last).jwks as { keys?: Array<{ kid?: unknown }> } | undefined)?.keys ?? [];
+    return keys.map((key) => key.kid).filter((kid): kid is string => typeof kid === 'string');
+  }
+
+  /**
+   * This registry's published keys, signed by its current key and by each key the parent holds for
+   * it (after a rotation the parent knows only the old one). A few signatures, not one per key ever
+   * published, so the header stays small.
+   */
+  async function entityConfiguration(): Promise<string> {
+    await deps.signer.refreshIfStale();
+    const nowMs = deps.clock.now().getTime();
+    const iat = Math.floor(nowMs / 1000);
+    // iat_ms orders configurations finer than iat: the parent accepts only ones newer than the last.
+    const claims = { iss: registryId, sub: registryId, iat, iat_ms: nowMs, exp: iat + ENTITY_CONFIGURATION_LIFETIME_S, jwks: deps.signer.jwks() };
+    return (await deps.signer.signWithKeys(claims, ENTITY_CONFIGURATION_TYP, kidsKnownToParent())).join(' ');
+  }
+
+  // One fetch at a time: two at once would present entity configurations of the same second, and the
+  // parent accepts only the first.
+  let inFlight: Promise<boolean> | undefined;
+  function refresh(): Promise<boolean> {
+    inFlight ??= fetchGrant().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  async function fetchGrant(): Promise<boolean> {
     if (!parentUrl) return false;
-    const url = `${parentUrl.replace(/\/+$/, '')}/v1/federation/fetch?sub=${encodeURIComponent(registryId)}`;
-    const response = await fetchImpl(url, {
+    const base = parentUrl.replace(/\/+$/, '');
+    const response = await fetchImpl(`${base}/v1/federation/fetch?sub=${encodeURIComponent(registryId)}`, {
       headers: { accept: 'application/json', 'ward-entity-configuration': await entityConfiguration() },
       signal: AbortSignal.timeout(deps.timeoutMs),
       redirect: 'error',
     });
-    const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    const body = parseJson(await readBodyCapped(response, MAX_GRANT_BYTES));
     if (response.status === 403 && (body?.error as { code?: string } | undefined)?.code === 'REGISTRY_REVOKED') {
-      // Revoked: the chain goes at once, so bundles issued from now on do not verify either.
-      if (state) state = { ...state, statements: [], revoked: { reason: ((body?.error as { details?: { reason?: string } }).details?.reason) ?? null } };
-      if (state) await writeFederationState(deps.storage.db, STATE_NAME, state, deps.clock.now().toISOString());
+      await confirmRevocation(base);
       return false;
     }
     if (!response.ok || !body) throw new Error(`the parent answered HTTP ${response.status}`);
     const grant = await checkedGrant(body);
     state = { ...grant, parent_url: parentUrl, parent_id: grant.delegation_chain.at(-2) as string, fetched_at: deps.clock.now().toISOString() };
+    stateReadAt = Date.now();
     await writeFederationState(deps.storage.db, STATE_NAME, state, state.fetched_at);
     return true;
   }
 
-  /** A grant is kept only if it is about this registry, names its signing key and verifies with the parent's keys. */
+  /**
+   * An unsigned 403 proves nothing: the revocation counts only once the parent's status token,
+   * checked with the parent keys this registry already holds, says so. Then the chain goes at once.
+   */
+  async function confirmRevocation(base: string): Promise<void> {
+    if (!state) throw new Error('the parent refused a grant as revoked; without the keys of an earlier grant that cannot be confirmed');
+    const response = await fetchImpl(`${base}/v1/federation/status?sub=${encodeURIComponent(registryId)}`, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(deps.timeoutMs),
+      redirect: 'error',
+    });
+    const body = parseJson(await readBodyCapped(response, MAX_GRANT_BYTES));
+    const token = body?.status_token;
+    if (typeof token !== 'string') throw new Error('the parent refused a grant but gave no status token');
+    const { payload, protectedHeader } = await compactVerify(token, createLocalJWKSet(state.issuer_jwks), { algorithms: ALGORITHMS });
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; sub?: unknown; status?: unknown; exp?: unknown };
+    const fresh = typeof claims.exp === 'number' && claims.exp * 1000 > deps.clock.now().getTime();
+    if (protectedHeader.typ !== STATUS_TYP || claims.iss !== state.parent_id || claims.sub !== registryId || claims.status !== 'revoked' || !fresh) {
+      throw new Error('the parent refused a grant, but its status token does not confirm a revocation');
+    }
+    state = { ...state, statements: [], revoked: { reason: typeof body?.reason === 'string' ? body.reason : null } };
+    await writeFederationState(deps.storage.db, STATE_NAME, state, deps.clock.now().toISOString());
+  }
+
+  /**
+   * A grant is kept only if it is about this registry, names its signing key, is a fresh delegation
+   * statement by the registry before it in the chain, and comes with keys this registry can tie to
+   * that parent: under a sovereign, the keys its grandparent's statement names.
+   */
   async function checkedGrant(body: Record<string, unknown>): Promise<DelegationGrant> {
     const grant = body as unknown as DelegationGrant;
     const { delegation_chain: chain, statements } = grant;
-    if (!Array.isArray(chain) || !Array.isArray(statements) || chain.at(-1) !== registryId || statements.length !== chain.length - 1) {
+    if (!Array.isArray(chain) || !Array.isArray(statements) || chain.at(-1) !== registryId || statements.length !== chain.length - 1 || chain.length < 2) {
       throw new Error('the parent answered a grant for another registry or a broken chain');
     }
+    const parentId = chain.at(-2) as string;
+    if (state && !state.revoked && state.parent_id !== parentId) throw new Error(`the grant is from ${parentId}, not from ${state.parent_id}`);
+    const offered = grant.issuer_jwks?.keys;
+    if (!Array.isArray(offered) || offered.length === 0) throw new Error('the grant carries no parent keys');
+    const above = statements.at(-2);
+    let issuerKeys = offered;
+    if (above !== undefined) {
+      // Only the keys the grandparent delegated to the parent count (a key the parent has just
+      // rotated in counts once the grandparent's statement names it).
+      const named = ((decodeJwt(above).jwks as { keys?: Array<{ kid?: unknown }> } | undefined)?.keys ?? []).map((key) => key.kid);
+      issuerKeys = offered.filter((key) => named.includes(key.kid));
+      if (issuerKeys.length === 0) throw new Error("none of the parent's keys is one its own parent delegated to it");
+    }
+    // Under a root nothing above vouches for its keys: they are as good as the configured parent URL,
+    // which production requires to be https (a root may retire a key at once, so no continuity is asked).
     const statement = statements.at(-1) as string;
-    const { payload } = await compactVerify(statement, createLocalJWKSet(grant.issuer_jwks), { algorithms: ['ES256', 'EdDSA', 'RS256'] });
-    const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub?: string; jwks?: { keys?: Array<{ kid?: string }> } };
-    if (claims.sub !== registryId) throw new Error('the statement names another registry');
+    const { payload, protectedHeader } = await compactVerify(statement, createLocalJWKSet({ keys: issuerKeys }), { algorithms: ALGORITHMS });
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: string; sub?: string; exp?: number; jwks?: { keys?: Array<{ kid?: string }> } };
+    if (protectedHeader.typ !== DELEGATION_TYP) throw new Error('the grant is not a delegation statement');
+    if (claims.iss !== parentId || claims.sub !== registryId) throw new Error('the statement names another issuer or subject');
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= deps.clock.now().getTime()) throw new Error('the statement has expired');
     if (!claims.jwks?.keys?.some((key) => key.kid === deps.signer.kid)) throw new Error("the statement does not name this registry's signing key yet");
-    return grant;
+    return { ...grant, issuer_jwks: { keys: issuerKeys } };
+  }
+
+  /**
+   * Other instances fetch and rotate too: re-read the stored grant every few seconds, and fetch at
+   * once when the chain does not name the key this instance now signs with.
+   */
+  function keepCurrent(): void {
+    const now = Date.now();
+    if (now - stateReadAt > STATE_REREAD_MS) {
+      stateReadAt = now;
+      readStoredState().then(
+        (stored) => {
+          if (stored && (!state || stored.fetched_at > state.fetched_at)) state = stored;
+        },
+        (error: unknown) => deps.log('reading the stored delegation failed', error),
+      );
+    }
+    if (!stopped && state && !state.revoked && now - nudgedAt > STATE_REREAD_MS && !kidsKnownToParent().includes(deps.signer.kid)) {
+      nudgedAt = now;
+      refresh().catch((error: unknown) => deps.log('fetching the delegation after a key change failed', error));
+    }
   }
 
   function schedule(): void {
@@ -124,7 +234,10 @@ export async function createParentLink(deps: {
 
   return {
     // After a revocation the chain keeps its links but loses its statements: nothing verifies.
-    trustChain: () => (state ? { delegationChain: state.delegation_chain, statements: state.statements } : { delegationChain: [registryId], statements: [] }),
+    trustChain: () => {
+      if (parentUrl) keepCurrent();
+      return state ? { delegationChain: state.delegation_chain, statements: state.statements } : { delegationChain: [registryId], statements: [] };
+    },
     revoked: () => state?.revoked,
     parent: () => (state && !state.revoked ? { id: state.parent_id, jwks: state.issuer_jwks } : undefined),
     refresh,

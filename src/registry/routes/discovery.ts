@@ -6,6 +6,7 @@ import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import { latestSequence } from '../../core/storage/stores/event-store.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
+import { DISCOVERY_TYP, FEDERATION_BUDGET_HEADER, timeoutWithinBudget } from '../federation/federated-discovery.ts';
 import { DiscoverQuery, DiscoveryResponseSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
 
@@ -35,7 +36,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const query = normaliseQuery(request.query);
-      if (request.query.federated === true) return reply.send(await federated(query, contextOf(request)));
+      if (request.query.federated === true) return reply.send(await federated(query, contextOf(request), request.headers[FEDERATION_BUDGET_HEADER]));
       const key = JSON.stringify(query);
       const generation = await latestSequence(storage.db);
       reply.type('application/json; charset=utf-8');
@@ -45,7 +46,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let body: Body = { query, results, result_count: results.length };
       if (config.REGISTRY_SIGN_RESPONSES) {
         const signed = { ...body, iss: app.ward.baseUrl(), iat: Math.floor(clock.now().getTime() / 1000) };
-        body = { ...body, signed_response: await signer.sign(signed, 'ward-discovery+jwt') };
+        body = { ...body, signed_response: await signer.sign(signed, DISCOVERY_TYP) };
       }
       const json = Buffer.from(JSON.stringify(body));
       cache.set(key, generation, json);
@@ -56,9 +57,11 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /**
    * Contract §5: a root or sovereign registry also asks its children, for callers whose tier has
    * Federation = yes (and for parent registries and callers without a tier, e.g. auth disabled).
-   * Not cached: the answer depends on other registries.
+   * Not cached: the answer depends on other registries. A parent registry says how long it waits
+   * (`ward-federation-budget-ms`); this registry then waits less for its own children, so that the
+   * parent gets this registry's own agents even when a child further down is slow.
    */
-  async function federated(query: DiscoveryQuery, ctx: CallContext) {
+  async function federated(query: DiscoveryQuery, ctx: CallContext, budget: string | string[] | undefined) {
     if (config.REGISTRY_TIER === 'organisational') {
       throw new WardError('TIER_VIOLATION', 'Federated discovery is offered by root and sovereign registries.', { tier: config.REGISTRY_TIER });
     }
@@ -66,12 +69,14 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       throw new WardError('TIER_FEATURE_UNAVAILABLE', `Federated discovery is not part of the ${ctx.tier.name} tier.`, { tier: ctx.tier.name, feature: 'federation' });
     }
     const local = await discovery.discover(query);
-    const answer = await app.ward.federatedDiscovery.discover(query, local);
+    const configured = config.REGISTRY_FEDERATION_TIMEOUT_MS;
+    const timeoutMs = ctx.principal.kind === 'registry' ? timeoutWithinBudget(configured, budget) : configured;
+    const answer = await app.ward.federatedDiscovery.discover(query, local, { timeoutMs });
     const federation = { partial: answer.children.some((child) => child.status !== 'ok' || child.partial === true), children: answer.children };
     const body = { query: { ...query, federated: true }, results: answer.results, result_count: answer.results.length, federation };
     if (!config.REGISTRY_SIGN_RESPONSES) return body;
     const signed = { ...body, iss: app.ward.baseUrl(), iat: Math.floor(clock.now().getTime() / 1000) };
-    return { ...body, signed_response: await signer.sign(signed, 'ward-discovery+jwt') };
+    return { ...body, signed_response: await signer.sign(signed, DISCOVERY_TYP) };
   }
 };
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WardError } from '../../core/errors.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import type { PreparedRegistry } from '../federation/child-registries.ts';
+import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
@@ -111,6 +112,8 @@ export const registryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      // A revoked registry delegates nothing further: its children learn it at their next fetch.
+      refuseIfRevoked(app.ward);
       const entityConfiguration = request.headers['ward-entity-configuration'];
       reply.header('cache-control', 'no-store');
       return childRegistries.grant(request.query.sub, typeof entityConfiguration === 'string' ? entityConfiguration : undefined);

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agents/agent-record.ts';
 import { AgentRecordSchema } from './agent-schemas.ts';
 import { JurisdictionInput, Nullable, PageLimit, StringEnum } from './common.ts';
@@ -39,6 +39,21 @@ export const DiscoveryResultSchema = Type.Object({
   registry_id: Type.Optional(Type.String({ description: 'federated answers only: the registry holding the agent' })),
 });
 
+/**
+ * DiscoveryResultSchema as a JSON Schema validator reads it, for checking results that come from
+ * another registry: the OpenAPI 3.0 `nullable: true` the serializer honours means nothing to TypeBox's
+ * compiler, so each such schema becomes `anyOf: [schema, {type: 'null'}]`.
+ */
+export const DiscoveryResultCheckSchema = nullableAsAnyOf(DiscoveryResultSchema) as TSchema;
+
+function nullableAsAnyOf(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(nullableAsAnyOf);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { nullable, ...rest } = schema as Record<string, unknown>;
+  const mapped = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, nullableAsAnyOf(value)]));
+  return nullable === true ? { anyOf: [mapped, { type: 'null' }] } : mapped;
+}
+
 export const DiscoveryResponseSchema = Type.Object(
   {
     query: Type.Object({}, { additionalProperties: true, description: 'The filters as applied' }),
@@ -47,7 +62,7 @@ export const DiscoveryResponseSchema = Type.Object(
     federation: Type.Optional(
       Type.Object(
         {
-          partial: Type.Boolean({ description: 'true when a child registry did not answer usably' }),
+          partial: Type.Boolean({ description: 'true when a child registry that was asked did not answer usably' }),
           children: Type.Array(
             Type.Object({
               registry_id: Type.String(),

@@ -4,7 +4,7 @@ import type { ChainVerificationCode, ChainVerificationError } from './chain-erro
 import { subjectConstraintErrors, walkDelegationChain } from './chain-verifier.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification } from './key-set.ts';
 import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
-import type { TrustBundle } from './trust-bundle.ts';
+import { BUNDLE_TYP, type TrustBundle } from './trust-bundle.ts';
 
 /**
  * What the verifier trusts: the root's public keys (each optionally bounded by `not_before` /
@@ -68,6 +68,9 @@ function chainShapeErrors(fields: TrustBundle, anchor: TrustAnchorInput): Bundle
   if (anchor.registry_id && chain[0] !== anchor.registry_id) errors.push(mismatch('the delegation chain does not start at the anchor'));
   if (fields.statements.length < chain.length - 1) errors.push(mismatch('the chain has links without a delegation statement'));
   if (fields.statements.length > chain.length - 1) errors.push(mismatch('there are more delegation statements than links in the chain'));
+  // A registry appears once: a child named like an ancestor would otherwise speak as that ancestor.
+  if (new Set(chain).size !== chain.length) errors.push(mismatch('a registry appears more than once in the delegation chain'));
+  if (anchor.registry_id && chain.slice(1).includes(anchor.registry_id)) errors.push(mismatch('a statement names the anchor itself as a subject'));
   return errors;
 }
 
@@ -81,6 +84,7 @@ async function bundleSignatureErrors(
   const errors: BundleVerificationError[] = [];
   const offered = offeredKeyMembers(header);
   if (offered.length > 0) errors.push({ code: 'KEY_URL_REFUSED', message: `bundle: the header offers a key (${offered.join(', ')}); keys come only from the chain` });
+  if (header.typ !== BUNDLE_TYP) errors.push({ code: 'BUNDLE_MALFORMED', message: `bundle: typ is ${String(header.typ)}, not ${BUNDLE_TYP}` });
   const verified = await verifyWithKeySet(jws, header, issuerKeys, now);
   if (!verified.ok) return [...errors, { code: BUNDLE_KEY_CODES[verified.problem], message: `bundle: ${verified.message} (the issuer's keys)` }];
   if (!isDeepStrictEqual(verified.payload, fields)) errors.push({ code: 'BUNDLE_TAMPERED', message: 'the bundle differs from what was signed' });

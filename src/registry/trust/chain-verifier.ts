@@ -123,7 +123,8 @@ function jurisdictionProblems(claims: DelegationStatementClaims, constraining: r
  */
 export function subjectConstraintErrors(subject: string, statements: readonly CheckedStatement[]): ChainVerificationError[] {
   const jurisdiction = agentUriJurisdiction(subject) ?? registryUriJurisdiction(subject);
-  if (!jurisdiction) return [];
+  // A subject the constraints cannot be applied to is not one a registry issues bundles for.
+  if (!jurisdiction) return [{ code: 'BUNDLE_MALFORMED', message: `bundle subject ${subject} is neither an agent URI nor a registry URI` }];
   return statements
     .filter((statement) => !allowedJurisdictions(statement).has(jurisdiction))
     .map((statement) => ({

@@ -20,6 +20,9 @@ export type TrustBundle = {
 
 export type SignedTrustBundle = TrustBundle & { signed_bundle: string };
 
+/** The JWS `typ` of a signed bundle; the verifier requires it. */
+export const BUNDLE_TYP = 'ward-trust-bundle+jwt';
+
 /** Bundles are short-lived so an offline copy cannot outlive a revocation by much. */
 export const BUNDLE_LIFETIME_MS = 60 * 60 * 1000;
 
@@ -71,5 +74,5 @@ async function signedBundle(subject: BundleSubject, context: BundleContext): Pro
     issued_at: context.now.toISOString(),
     expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
   };
-  return { ...bundle, signed_bundle: await context.signer.sign(bundle, 'ward-trust-bundle+jwt') };
+  return { ...bundle, signed_bundle: await context.signer.sign(bundle, BUNDLE_TYP) };
 }

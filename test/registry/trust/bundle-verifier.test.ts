@@ -49,7 +49,7 @@ describe('trust bundle verification', () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const { signed_bundle: _sig, ...fields } = bundle;
     const forged = await new CompactSign(new TextEncoder().encode(JSON.stringify(fields)))
-      .setProtectedHeader({ alg: 'ES256', kid: anchor.jwks.keys[0].kid, jku: 'https://attacker.example/jwks.json', jwk: await exportJWK(publicKey) })
+      .setProtectedHeader({ alg: 'ES256', typ: 'ward-trust-bundle+jwt', kid: anchor.jwks.keys[0].kid, jku: 'https://attacker.example/jwks.json', jwk: await exportJWK(publicKey) })
       .sign(privateKey);
     // The key-offering header is refused in its own right; the anchor's key still does not verify it.
     assert.deepEqual(codes(await verifyTrustBundle({ ...fields, signed_bundle: forged }, anchor)), ['KEY_URL_REFUSED', 'BUNDLE_SIGNATURE_INVALID']);

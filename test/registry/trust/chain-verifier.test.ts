@@ -62,6 +62,26 @@ describe('delegation chain verification (offline)', () => {
     assert.equal((await verifyTrustBundle(chain.bundle, { jwks: chain.anchor.jwks }, now)).valid, true);
   });
 
+  test('a child named like an ancestor cannot speak as it: a registry appears once in a chain', async () => {
+    // A sovereign delegates to an "organisation" under the root's own URI, then that one issues bundles as the root.
+    const impostor = await party(ROOT_URI, 'organisational', 'ES256');
+    const statement = await delegate(chain.sovereign, impostor, now);
+    const asRoot = await signBundle(impostor, [ROOT_URI, SOVEREIGN_URI, ROOT_URI], [chain.statements[0] as string, statement], now);
+    const result = await verifyTrustBundle(asRoot, chain.anchor, now);
+    assert.equal(result.valid, false);
+    assert.ok(codes(result).includes('CHAIN_MISMATCH'), JSON.stringify(result.errors));
+    // Without registry_id in the anchor, the repeat alone is enough.
+    assert.ok(codes(await verifyTrustBundle(asRoot, { jwks: chain.anchor.jwks }, now)).includes('CHAIN_MISMATCH'));
+  });
+
+  test('a bundle subject that is neither an agent nor a registry URI, or a bundle JWS of another typ, is malformed', async () => {
+    const odd = await signBundle(chain.org, chain.bundle.delegation_chain, chain.statements, now, `${agentUri('FR', newUlid())}/`);
+    assert.deepEqual(codes(await verifyTrustBundle(odd, chain.anchor, now)), ['BUNDLE_MALFORMED']);
+    const { signed_bundle: _signed, ...fields } = chain.bundle;
+    const otherTyp = { ...fields, signed_bundle: await chain.org.signer.sign(fields, 'JWT') };
+    assert.deepEqual(codes(await verifyTrustBundle(otherTyp, chain.anchor, now)), ['BUNDLE_MALFORMED']);
+  });
+
   test('a statement whose payload was changed after signing does not verify, and nothing below it is trusted', async () => {
     const attacker = await createTestSigner('ES256');
     const tampered = editPayload(chain.statements[1] as string, (claims) => (claims.jwks = attacker.jwks()));

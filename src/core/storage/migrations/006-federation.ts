@@ -22,6 +22,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('revoked_at', 'text')
     .addColumn('revocation_reason', 'text')
     .addColumn('version', 'integer', (c) => c.notNull())
+    // When the last entity configuration accepted from the child was issued (ms): older ones are replays.
+    .addColumn('entity_iat', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();

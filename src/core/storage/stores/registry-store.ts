@@ -17,6 +17,8 @@ export type RegistryRow = {
   revoked_at: string | null;
   revocation_reason: string | null;
   version: number;
+  /** When the last entity configuration accepted from the child was issued, ms (0: none yet). */
+  entity_iat: number;
   created_at: string;
   updated_at: string;
 };
@@ -27,6 +29,7 @@ function fromRow(row: Database['registries']): RegistryRow {
     tier: row.tier as RegistryRow['tier'],
     status: row.status as RegistryRow['status'],
     version: Number(row.version),
+    entity_iat: Number(row.entity_iat),
     trust_anchors: JSON.parse(row.trust_anchors),
     jwks: JSON.parse(row.jwks),
   };

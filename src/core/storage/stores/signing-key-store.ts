@@ -67,3 +67,10 @@ export async function rotateSigningKey(tx: Db, next: Omit<SigningKeyRow, 'active
     .execute();
   return previous;
 }
+
+/** The keys with these kids, whatever their state (a retired key still proves who held it). */
+export async function findSigningKeys(db: Db, kids: readonly string[]): Promise<SigningKeyRow[]> {
+  if (kids.length === 0) return [];
+  const rows = await db.selectFrom('signing_keys').selectAll().where('kid', 'in', [...kids]).execute();
+  return rows.map(fromRow);
+}
