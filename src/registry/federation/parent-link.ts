@@ -145,8 +145,10 @@ export async function createParentLink(deps: {
     if (protectedHeader.typ !== STATUS_TYP || claims.iss !== state.parent_id || claims.sub !== registryId || claims.status !== 'revoked' || !fresh) {
       throw new Error('the parent refused a grant, but its status token does not confirm a revocation');
     }
-    state = { ...state, statements: [], revoked: { reason: typeof body?.reason === 'string' ? body.reason : null } };
-    await writeFederationState(deps.storage.db, STATE_NAME, state, deps.clock.now().toISOString());
+    // A later fetched_at makes the other instances adopt it when they re-read the stored grant.
+    const at = deps.clock.now().toISOString();
+    state = { ...state, statements: [], revoked: { reason: typeof body?.reason === 'string' ? body.reason : null }, fetched_at: at };
+    await writeFederationState(deps.storage.db, STATE_NAME, state, at);
   }
 
   /**

@@ -89,6 +89,18 @@ for (const backend of BACKENDS) {
       }
       assert.ok(kids.includes(rotated.body.key_id), 'the twin serves a chain naming the key it now signs with');
       assert.deepEqual(await keysAtParent(sovereign, org), [org.app.ward.signer.publishedKeys()[0]?.kid, rotated.body.key_id].sort());
+
+      // A revocation one instance confirmed reaches the other from the stored grant.
+      await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'merged' } });
+      assert.equal(await org.app.ward.parentLink.refresh(), false);
+      const until = Date.now() + 20_000;
+      while (Date.now() < until && !twin.ward.parentLink.revoked()) {
+        twin.ward.trustChain(); // what serving a request does: re-reads the stored grant every few seconds
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      assert.deepEqual(twin.ward.parentLink.revoked(), { reason: 'merged' });
+      const route = await twin.inject({ method: 'POST', url: '/v1/route', payload: { target: 'registry://gb/agents/01J00000000000000000000000' } });
+      assert.equal(JSON.parse(route.body).error.code, 'REGISTRY_REVOKED');
     });
 
     test('an unsigned "revoked" answer does not make a child drop its chain; a signed status does', async (t) => {
