@@ -189,7 +189,10 @@ export function createFederatedDiscovery(deps: {
       const children = (await deps.children.activeChildren()).filter((child): child is RegistryRow & { api_base_url: string } => Boolean(child.api_base_url));
       const deadline: Deadline = { at: performance.now() + timeoutMs, timeoutMs };
       const answers = await inPool(children, FAN_OUT, (child) => askChild(child, query, deadline));
-      const merged = [...local.map((result) => ({ ...result, registry_id: deps.registryId })), ...answers.flatMap((answer) => answer.results)];
+      // This registry's own record of an agent always wins over a child's copy of it.
+      const localIds = new Set(local.map((result) => result.agent_id));
+      const fromChildren = answers.flatMap((answer) => answer.results).filter((result) => !localIds.has(result.agent_id));
+      const merged = [...local.map((result) => ({ ...result, registry_id: deps.registryId })), ...fromChildren];
       // One ranking across registries: score first, then the agent id so equal scores stay in a stable order.
       merged.sort((a, b) => b.score - a.score || (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0));
       const seen = new Set<string>();

@@ -160,7 +160,7 @@ for (const backend of BACKENDS) {
           { ...c, trust_bundle_url: 'not a url' },
           { ...c, score: 'high' },
           { ...c, agent_id: 'registry://fr/agents/01J00000000000000000000000', score: 1 },
-          { ...c, agent_id: atRoot.agent_id, score: 0 }, // the root's own agent, claimed lower
+          { ...c, agent_id: atRoot.agent_id, score: 1e9 }, // the root's own agent, claimed by the child and ranked first
           { ...c, score: -50 },
         ];
         answerWith(async () => ({ signed_response: await sign(fresh(results)) }));
@@ -175,7 +175,8 @@ for (const backend of BACKENDS) {
         assert.deepEqual(ids(body), [a.agent_id, atRoot.agent_id, c.agent_id], 'each agent once, ranked');
         const [first, own, last] = body.results;
         assert.ok(Math.abs(first.score - MAX_SCORE) < 1e-6, `a score of 1e9 is held to ${MAX_SCORE}: ${first.score}`);
-        assert.equal(own.registry_id, root.id, "the root's own record wins over the child's lower-ranked copy");
+        assert.equal(own.registry_id, root.id, "the root's own record wins over the child's copy, however it is ranked");
+        assert.ok(own.score < MAX_SCORE, "and keeps the root's own score");
         assert.equal(last.score, 0, 'a negative score is held to 0');
       });
 
