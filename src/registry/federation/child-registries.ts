@@ -4,7 +4,7 @@
  * let a verifier holding only the root's keys check a chain. Keys of a child change only through
  * an entity configuration signed by a key the parent already holds for it (rollover, not takeover).
  */
-import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from 'jose';
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import { isDeepStrictEqual } from 'node:util';
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -26,7 +26,8 @@ import {
 import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
 import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { childConstraints, signDelegationStatement, signStatusToken } from './delegation-statement.ts';
+import { verifiedPayload } from '../trust/key-set.ts';
+import { childConstraints, hasPrivateKeyMaterial, signDelegationStatement, signStatusToken, unreadableWindowMember, type PublishedJwk } from './delegation-statement.ts';
 
 export const ENTITY_CONFIGURATION_TYP = 'ward-entity+jwt';
 export type ChildTier = RegistryRow['tier'];
@@ -93,7 +94,6 @@ export type DelegationGrant = {
 };
 
 const ROLE_OF: Record<ChildTier, AnchorRole> = { sovereign: 'sovereign_registry', organisational: 'organisation' };
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const MAX_JWKS_BYTES = 64 * 1024;
 
 export type ChildRegistriesDeps = {
@@ -166,7 +166,7 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
       const pointer = `/trust_anchors/${index}`;
       let match: Record<string, unknown> | undefined;
       for (const key of await keysAt(anchor.jwks_uri)) {
-        if (PRIVATE_MEMBERS.some((member) => member in key)) {
+        if (hasPrivateKeyMaterial(key)) {
           errors.push({ in: 'body', pointer: input.jwks ? '/jwks' : `${pointer}/jwks_uri`, reason: 'keys must be public keys' });
           break;
         }
@@ -367,26 +367,21 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
    * newer than the last one accepted (an older or replayed one could roll the keys back); else undefined.
    */
   async function rolledOverKeys(row: RegistryRow, jws: string, now: Date): Promise<{ keys: Record<string, unknown>[]; iat: number } | undefined> {
-    try {
-      const header = decodeProtectedHeader(jws);
-      if (header.typ !== ENTITY_CONFIGURATION_TYP || 'jku' in header || 'x5u' in header || 'jwk' in header || 'x5c' in header) return undefined;
-      const usable = row.jwks.keys.filter((key) => keyValidAt(key, now));
-      const { payload } = await compactVerify(jws, createLocalJWKSet({ keys: usable as JWK[] }), { algorithms: ['ES256', 'EdDSA', 'RS256'] });
-      const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; sub?: unknown; iat?: unknown; iat_ms?: unknown; exp?: unknown; jwks?: { keys?: unknown } };
-      const nowS = now.getTime() / 1000;
-      if (claims.iss !== row.id || claims.sub !== row.id) return undefined;
-      if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
-      if (claims.iat > nowS + 60 || claims.exp < nowS || claims.exp - claims.iat > 300) return undefined;
-      // Ordered to the millisecond: two rotations within a second are still told apart.
-      const issuedMs = typeof claims.iat_ms === 'number' && Math.floor(claims.iat_ms / 1000) === claims.iat ? claims.iat_ms : claims.iat * 1000;
-      if (issuedMs <= row.entity_iat) return undefined;
-      const keys = claims.jwks?.keys;
-      if (!Array.isArray(keys) || keys.length === 0 || keys.length > 10) return undefined;
-      if (keys.some((key) => typeof key !== 'object' || key === null || PRIVATE_MEMBERS.some((member) => member in key) || !validWindow(key))) return undefined;
-      return { keys: keepEarlierEnds(keys as Record<string, unknown>[], row.jwks.keys), iat: issuedMs };
-    } catch {
-      return undefined;
-    }
+    const payload = await verifiedPayload(jws, ENTITY_CONFIGURATION_TYP, row.jwks.keys as PublishedJwk[], now);
+    if (typeof payload !== 'object' || payload === null) return undefined;
+    const claims = payload as { iss?: unknown; sub?: unknown; iat?: unknown; iat_ms?: unknown; exp?: unknown; jwks?: { keys?: unknown } };
+    const nowS = now.getTime() / 1000;
+    if (claims.iss !== row.id || claims.sub !== row.id) return undefined;
+    if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
+    if (claims.iat > nowS + 60 || claims.exp < nowS || claims.exp - claims.iat > 300) return undefined;
+    // Ordered to the millisecond: two rotations within a second are still told apart.
+    const issuedMs = typeof claims.iat_ms === 'number' && Math.floor(claims.iat_ms / 1000) === claims.iat ? claims.iat_ms : claims.iat * 1000;
+    if (issuedMs <= row.entity_iat) return undefined;
+    const keys = claims.jwks?.keys;
+    if (!Array.isArray(keys) || keys.length === 0 || keys.length > 10) return undefined;
+    // An unreadable window would make every statement about the child malformed.
+    if (keys.some((key) => typeof key !== 'object' || key === null || hasPrivateKeyMaterial(key) || unreadableWindowMember(key) !== undefined)) return undefined;
+    return { keys: keepEarlierEnds(keys as Record<string, unknown>[], row.jwks.keys), iat: issuedMs };
   }
 
   /** Replaces the child's keys unless another instance changed the record since it was read. */
@@ -406,11 +401,6 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
   }
 }
 
-/** A key's window must be readable: an unreadable date would make every statement about the child malformed. */
-function validWindow(key: Record<string, unknown>): boolean {
-  return ['not_before', 'not_after'].every((member) => key[member] === undefined || key[member] === null || (typeof key[member] === 'string' && !Number.isNaN(Date.parse(key[member] as string))));
-}
-
 /**
  * A child may shorten a key's life but never lengthen it or make it open again: once this registry
  * holds an end for a key, the earlier end stands.
@@ -425,14 +415,6 @@ function keepEarlierEnds(keys: Record<string, unknown>[], held: Record<string, u
 }
 
 export type ChildRegistries = ReturnType<typeof createChildRegistries>;
-
-/** Whether a JWK's `not_before`/`not_after` window (docs/federation.md) holds at `now`. */
-export function keyValidAt(key: Record<string, unknown>, now: Date): boolean {
-  const at = now.toISOString();
-  if (typeof key.not_before === 'string' && new Date(key.not_before).toISOString() > at) return false;
-  if (typeof key.not_after === 'string' && new Date(key.not_after).toISOString() <= at) return false;
-  return true;
-}
 
 function strip(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));

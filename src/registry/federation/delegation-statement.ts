@@ -107,6 +107,14 @@ export function childConstraints(parentTier: RegistryTier, childJurisdiction: st
   return { max_path_length: parentTier === 'root' ? 1 : 0, allowed_jurisdictions: [jurisdiction] };
 }
 
+/** The first of a key's `not_before`/`not_after` that is set but not a readable time, if any. */
+export function unreadableWindowMember(key: Record<string, unknown>): 'not_before' | 'not_after' | undefined {
+  return (['not_before', 'not_after'] as const).find((member) => {
+    const value = key[member];
+    return value !== undefined && value !== null && (typeof value !== 'string' || Number.isNaN(Date.parse(value)));
+  });
+}
+
 /** Reads claims of a verified statement; the message says what is missing or wrong. */
 export function readDelegationClaims(payload: unknown): { claims: DelegationStatementClaims } | { problem: string } {
   if (!isObject(payload)) return { problem: 'the payload is not a JSON object' };
@@ -124,12 +132,8 @@ export function readDelegationClaims(payload: unknown): { claims: DelegationStat
   const jwks = payload.jwks;
   if (!isObject(jwks) || !Array.isArray(jwks.keys) || !jwks.keys.every(isObject)) return { problem: '"jwks" is not a JWK Set' };
   for (const key of jwks.keys as Record<string, unknown>[]) {
-    for (const member of ['not_before', 'not_after']) {
-      const value = key[member];
-      if (value !== undefined && value !== null && (typeof value !== 'string' || Number.isNaN(Date.parse(value)))) {
-        return { problem: `a key's "${member}" is not an RFC 3339 time or null` };
-      }
-    }
+    const unreadable = unreadableWindowMember(key);
+    if (unreadable) return { problem: `a key's "${unreadable}" is not an RFC 3339 time or null` };
   }
   const constraints = payload.constraints;
   if (

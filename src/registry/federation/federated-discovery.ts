@@ -7,7 +7,6 @@
  * delegated to it; each result must be well formed and inside the child's jurisdiction, and its score
  * is held to the range ranking produces. Children that failed are reported, never silently dropped.
  */
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from 'jose';
 import { Compile } from 'typebox/compile';
 import type { Clock } from '../../core/clock.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
@@ -17,7 +16,9 @@ import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-ser
 import { SCORE_WEIGHTS } from '../discovery/ranking.ts';
 import { DiscoveryResultCheckSchema } from '../schemas/discovery-schemas.ts';
 import { TRUST_LEVELS } from '../trust/trust-validation.ts';
-import { keyValidAt, type ChildRegistries } from './child-registries.ts';
+import { offeredKeyMembers, readProtectedHeader, verifiedPayload } from '../trust/key-set.ts';
+import type { ChildRegistries } from './child-registries.ts';
+import type { PublishedJwk } from './delegation-statement.ts';
 import { issueFederationToken } from './federation-token.ts';
 
 /** Request header: how many milliseconds the asking parent will wait for this answer. */
@@ -117,24 +118,14 @@ export function createFederatedDiscovery(deps: {
     }
     // A child with REGISTRY_SIGN_RESPONSES=false: its results could be anyone's, so they are not used.
     if (typeof jws !== 'string') return { refused: 'the answer was not signed (no signed_response), so it cannot be checked' };
-    let payload: Uint8Array;
-    try {
-      const header = decodeProtectedHeader(jws);
-      if (header.typ !== DISCOVERY_TYP) return { refused: `signed_response is not a ${DISCOVERY_TYP}` };
-      if ('jku' in header || 'x5u' in header || 'jwk' in header || 'x5c' in header) return { refused: 'signed_response names its own keys' };
-      const now = deps.clock.now();
-      const keys = child.jwks.keys.filter((key) => keyValidAt(key, now)) as JWK[];
-      ({ payload } = await compactVerify(jws, createLocalJWKSet({ keys }), { algorithms: ['ES256', 'EdDSA', 'RS256'] }));
-    } catch {
-      return { refused: 'the answer is not signed by a key delegated to the child' };
-    }
-    let signed: { query?: { capability?: unknown }; iat?: unknown; results?: unknown; federation?: { partial?: unknown } } | null;
-    try {
-      signed = JSON.parse(new TextDecoder().decode(payload)) as typeof signed;
-    } catch {
-      return { refused: 'the signed answer is not JSON' };
-    }
-    if (signed?.query?.capability !== query.capability) return { refused: 'the signed answer is for another query' };
+    const header = readProtectedHeader(jws);
+    if (header?.typ !== DISCOVERY_TYP) return { refused: `signed_response is not a ${DISCOVERY_TYP}` };
+    if (offeredKeyMembers(header).length > 0) return { refused: 'signed_response names its own keys' };
+    const signed = (await verifiedPayload(jws, DISCOVERY_TYP, child.jwks.keys as PublishedJwk[], deps.clock.now())) as
+      | { query?: { capability?: unknown }; iat?: unknown; results?: unknown; federation?: { partial?: unknown } }
+      | undefined;
+    if (typeof signed !== 'object' || signed === null) return { refused: 'the answer is not signed by a key delegated to the child' };
+    if (signed.query?.capability !== query.capability) return { refused: 'the signed answer is for another query' };
     const nowMs = deps.clock.now().getTime();
     // An answer older than this fan-out (less clock skew) is a replay, not an answer to this question.
     if (typeof signed.iat !== 'number' || !(signed.iat * 1000 > nowMs - timeoutMs - SKEW_MS && signed.iat * 1000 < nowMs + SKEW_MS)) {

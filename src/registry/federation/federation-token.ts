@@ -4,8 +4,10 @@
  * the parent that granted its own delegation, checked with the keys that grant came with; the token
  * carries `registry:read` and nothing else.
  */
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from 'jose';
+import { decodeProtectedHeader, type JWK } from 'jose';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import { verifiedPayload } from '../trust/key-set.ts';
+import type { PublishedJwk } from './delegation-statement.ts';
 
 export const FEDERATION_TOKEN_TYP = 'ward-federation+jwt';
 const LIFETIME_S = 60;
@@ -33,17 +35,11 @@ export async function verifyFederationToken(
   now: Date,
 ): Promise<string | undefined> {
   if (!parent) return undefined;
-  try {
-    const header = decodeProtectedHeader(token);
-    if ('jku' in header || 'x5u' in header || 'jwk' in header || 'x5c' in header) return undefined;
-    const { payload } = await compactVerify(token, createLocalJWKSet(parent.jwks), { algorithms: ['ES256', 'EdDSA', 'RS256'] });
-    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; aud?: unknown; exp?: unknown; iat?: unknown };
-    const nowS = now.getTime() / 1000;
-    if (claims.iss !== parent.id || claims.aud !== audience) return undefined;
-    if (typeof claims.exp !== 'number' || claims.exp + SKEW_S < nowS) return undefined;
-    if (typeof claims.iat !== 'number' || claims.iat - SKEW_S > nowS) return undefined;
-    return parent.id;
-  } catch {
-    return undefined;
-  }
+  const claims = (await verifiedPayload(token, FEDERATION_TOKEN_TYP, parent.jwks.keys as PublishedJwk[], now)) as { iss?: unknown; aud?: unknown; exp?: unknown; iat?: unknown } | undefined;
+  if (typeof claims !== 'object' || claims === null) return undefined;
+  const nowS = now.getTime() / 1000;
+  if (claims.iss !== parent.id || claims.aud !== audience) return undefined;
+  if (typeof claims.exp !== 'number' || claims.exp + SKEW_S < nowS) return undefined;
+  if (typeof claims.iat !== 'number' || claims.iat - SKEW_S > nowS) return undefined;
+  return parent.id;
 }

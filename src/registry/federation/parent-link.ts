@@ -5,14 +5,15 @@
  * grant in storage so every instance and a restart start from it. Without a parent the registry is
  * its own trust anchor: its chain is itself alone.
  */
-import { compactVerify, createLocalJWKSet, decodeJwt, type JWK } from 'jose';
+import { decodeJwt, type JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import { readFederationState, writeFederationState } from '../../core/storage/stores/federation-state-store.ts';
 import { readBodyCapped } from '../../core/http/read-capped.ts';
 import { ENTITY_CONFIGURATION_TYP, type DelegationGrant } from './child-registries.ts';
-import { DELEGATION_TYP, STATUS_TYP } from './delegation-statement.ts';
+import { verifiedPayload } from '../trust/key-set.ts';
+import { DELEGATION_TYP, STATUS_TYP, type PublishedJwk } from './delegation-statement.ts';
 
 const STATE_NAME = 'delegation';
 const ENTITY_CONFIGURATION_LIFETIME_S = 300;
@@ -20,7 +21,6 @@ const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 const STATE_REREAD_MS = 5_000;
 const MAX_GRANT_BYTES = 256 * 1024;
-const ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
 
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {
@@ -72,12 +72,18 @@ export async function createParentLink(deps: {
     return stored && stored.parent_url === parentUrl ? stored : undefined;
   }
 
-  /** The kids the parent holds for this registry: those its last statement named. */
+  /**
+   * The kids the parent holds for this registry: those its last statement named. Decoded once per
+   * statement: trustChain() asks on every routing answer and bundle.
+   */
+  let namedKids: { statement: string | undefined; kids: string[] } = { statement: undefined, kids: [] };
   function kidsKnownToParent(): string[] {
     const last = state?.statements.at(-1);
-    if (!last) return [];
-    const keys = (decodeJwt(last).jwks as { keys?: Array<{ kid?: unknown }> } | undefined)?.keys ?? [];
-    return keys.map((key) => key.kid).filter((kid): kid is string => typeof kid === 'string');
+    if (last !== namedKids.statement) {
+      const keys = last ? ((decodeJwt(last).jwks as { keys?: Array<{ kid?: unknown }> } | undefined)?.keys ?? []) : [];
+      namedKids = { statement: last, kids: keys.map((key) => key.kid).filter((kid): kid is string => typeof kid === 'string') };
+    }
+    return namedKids.kids;
   }
 
   /**
@@ -139,10 +145,10 @@ export async function createParentLink(deps: {
     const body = parseJson(await readBodyCapped(response, MAX_GRANT_BYTES));
     const token = body?.status_token;
     if (typeof token !== 'string') throw new Error('the parent refused a grant but gave no status token');
-    const { payload, protectedHeader } = await compactVerify(token, createLocalJWKSet(state.issuer_jwks), { algorithms: ALGORITHMS });
-    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; sub?: unknown; status?: unknown; exp?: unknown };
-    const fresh = typeof claims.exp === 'number' && claims.exp * 1000 > deps.clock.now().getTime();
-    if (protectedHeader.typ !== STATUS_TYP || claims.iss !== state.parent_id || claims.sub !== registryId || claims.status !== 'revoked' || !fresh) {
+    const now = deps.clock.now();
+    const claims = (await verifiedPayload(token, STATUS_TYP, state.issuer_jwks.keys as PublishedJwk[], now)) as { iss?: unknown; sub?: unknown; status?: unknown; exp?: unknown } | undefined;
+    const fresh = typeof claims?.exp === 'number' && claims.exp * 1000 > now.getTime();
+    if (claims?.iss !== state.parent_id || claims.sub !== registryId || claims.status !== 'revoked' || !fresh) {
       throw new Error('the parent refused a grant, but its status token does not confirm a revocation');
     }
     // A later fetched_at makes the other instances adopt it when they re-read the stored grant.
@@ -178,11 +184,13 @@ export async function createParentLink(deps: {
     // Under a root nothing above vouches for its keys: they are as good as the configured parent URL,
     // which production requires to be https (a root may retire a key at once, so no continuity is asked).
     const statement = statements.at(-1) as string;
-    const { payload, protectedHeader } = await compactVerify(statement, createLocalJWKSet({ keys: issuerKeys }), { algorithms: ALGORITHMS });
-    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: string; sub?: string; exp?: number; jwks?: { keys?: Array<{ kid?: string }> } };
-    if (protectedHeader.typ !== DELEGATION_TYP) throw new Error('the grant is not a delegation statement');
+    const now = deps.clock.now();
+    const claims = (await verifiedPayload(statement, DELEGATION_TYP, issuerKeys as PublishedJwk[], now)) as
+      | { iss?: string; sub?: string; exp?: number; jwks?: { keys?: Array<{ kid?: string }> } }
+      | undefined;
+    if (typeof claims !== 'object' || claims === null) throw new Error("the grant's statement is not a delegation statement verified by the parent's keys");
     if (claims.iss !== parentId || claims.sub !== registryId) throw new Error('the statement names another issuer or subject');
-    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= deps.clock.now().getTime()) throw new Error('the statement has expired');
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now.getTime()) throw new Error('the statement has expired');
     if (!claims.jwks?.keys?.some((key) => key.kid === deps.signer.kid)) throw new Error("the statement does not name this registry's signing key yet");
     return { ...grant, issuer_jwks: { keys: issuerKeys } };
   }

@@ -81,3 +81,16 @@ export async function verifyWithKeySet(
   }
   return { ok: false, problem: 'signature-invalid', message: `the signature does not verify with key ${kid as string}` };
 }
+
+/**
+ * The JSON payload of `token` when it is a compact JWS of type `typ` that offers no key of its own and
+ * verifies with a key of `keys` inside its window; else undefined. For the registry's own checks of
+ * what other registries send (entity configurations, grants, status tokens, federation tokens,
+ * discovery answers), where only whether it holds matters.
+ */
+export async function verifiedPayload(token: unknown, typ: string, keys: readonly PublishedJwk[], now: Date): Promise<unknown> {
+  const header = readProtectedHeader(token);
+  if (!header || header.typ !== typ || offeredKeyMembers(header).length > 0) return undefined;
+  const verified = await verifyWithKeySet(token as string, header, keys, now);
+  return verified.ok ? verified.payload : undefined;
+}
