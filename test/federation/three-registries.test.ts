@@ -31,6 +31,7 @@ import {
   stopRegistryProcess,
   type RegistryProcessOptions,
 } from '../helpers/federation-processes.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { runWard } from '../helpers/ward-process.ts';
 
 /** Short-lived statements: the registries renew them every 20 s, so a root key rotation reaches a bundle within 40 s. */
@@ -47,16 +48,6 @@ function statementsOf(bundle: SignedTrustBundle): [string, string] {
   return bundle.statements as [string, string];
 }
 
-/** Polls `probe` until it yields a value; a safety net, not a timing assertion. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 describe('federation: three real registry processes', () => {
   let dir: string;
@@ -277,13 +268,14 @@ describe('federation: three real registry processes', () => {
     assert.deepEqual(codes(await verifyTrustBundle(issuedBefore, anchor, late)), ['KEY_EXPIRED']);
 
     // The sovereign renews its statement within a third of its lifetime, and the organisation its own after that.
-    const fresh = await waitFor(
-      'a bundle whose root statement is signed by the new key',
+    const fresh = await eventually(
       async () => {
         const bundle = await orgBundle();
         return kidOf(statementsOf(bundle)[0]) === newKid ? bundle : undefined;
       },
+      'a bundle whose root statement is signed by the new key',
       2 * TTL_SECONDS * 1000,
+      500,
     );
     assert.deepEqual(await verifyTrustBundle(fresh, anchor, new Date(), { online: {} }), { valid: true, subject: orgTriageAgent, errors: [] });
     assert.equal((await verifyTrustBundle(fresh, anchor, late)).valid, true, 'what the new key signed is unaffected by the old key’s not_after');
@@ -371,13 +363,14 @@ describe('federation: three real registry processes', () => {
 
     // The organisation learns of it at its next fetch (within a third of the 60 s lifetime) and from
     // then on gives no routing advice and no bundles: they would claim a chain that no longer stands.
-    const refused = await waitFor(
-      'the organisation to learn of its revocation',
+    const refused = await eventually(
       async () => {
         const answer = await postJson(`${org.url}/v1/route`, { target: orgTriageAgent });
         return answer.status === 403 ? answer : undefined;
       },
+      'the organisation to learn of its revocation',
       60_000,
+      500,
     );
     assert.equal(refused.body.error.code, 'REGISTRY_REVOKED');
     assert.equal(refused.body.error.details.reason, 'contract ended');

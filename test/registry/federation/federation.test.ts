@@ -123,6 +123,43 @@ for (const backend of BACKENDS) {
       assert.equal((await root.call({ method: 'GET', url: '/v1/registries' })).body.registries.length, 1);
     });
 
+    test('bad input on the federation routes: unknown registries, bad filters and cursors, bad rotation bodies', async (t) => {
+      const { root, sovereign } = await threeTiers(t, backend);
+      const unknown = encodeURIComponent('registry://gb/registries/nobody');
+      const revokeUnknown = await root.call({ method: 'POST', url: `/v1/registries/${unknown}/revoke`, headers: writeHeaders(), payload: { reason: 'x' } });
+      assert.equal(revokeUnknown.status, 404);
+      assert.equal(revokeUnknown.body.error.code, 'REGISTRY_NOT_FOUND');
+      const revokeNoKey = await root.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(sovereign.id)}/revoke`, payload: { reason: 'x' } });
+      assert.equal(revokeNoKey.body.error.code, 'IDEMPOTENCY_KEY_REQUIRED');
+      for (const url of [`/v1/federation/fetch?sub=${unknown}`, `/v1/federation/status?sub=${unknown}`]) {
+        const answer = await root.call({ method: 'GET', url });
+        assert.equal(answer.status, 404, url);
+        assert.equal(answer.body.error.code, 'REGISTRY_NOT_FOUND');
+      }
+      assert.equal((await root.call({ method: 'GET', url: '/v1/federation/fetch' })).status, 422, 'sub is required');
+      const badJurisdiction = await root.call({ method: 'GET', url: '/v1/registries?jurisdiction=XX' });
+      assert.equal(badJurisdiction.status, 422);
+      assert.equal(badJurisdiction.body.error.details.errors[0].pointer, '/jurisdiction');
+      assert.equal((await root.call({ method: 'GET', url: '/v1/registries?tier=global' })).status, 422);
+      assert.equal((await root.call({ method: 'GET', url: '/v1/registries?cursor=not-a-cursor' })).status, 422);
+      const page = await root.call({ method: 'GET', url: '/v1/registries?limit=1' });
+      assert.equal(page.body.next_cursor, null, 'one child, one page');
+
+      for (const payload of [{ retire_after_seconds: -1 }, { retire_after_seconds: 31 * 86_400 }, { alg: 'HS256' }, { retire_after_seconds: '60' }, { extra: true }]) {
+        const rotated = await root.call({ method: 'POST', url: '/v1/trust/keys/rotate', headers: writeHeaders(), payload });
+        assert.equal(rotated.status, 422, JSON.stringify(payload));
+        assert.equal(rotated.body.error.code, 'VALIDATION_ERROR');
+      }
+      assert.equal((await root.call({ method: 'GET', url: '/v1/trust/anchors' })).body.anchors.length, 1, 'no refused rotation changed the keys');
+      // The same rotation replayed under its key rotates once.
+      const headers = writeHeaders();
+      const first = await root.call({ method: 'POST', url: '/v1/trust/keys/rotate', headers, payload: {} });
+      const replay = await root.call({ method: 'POST', url: '/v1/trust/keys/rotate', headers, payload: {} });
+      assert.equal(replay.status, 200);
+      assert.deepEqual(replay.body, first.body);
+      assert.equal((await root.call({ method: 'GET', url: '/v1/trust/anchors' })).body.anchors.length, 2);
+    });
+
     test('revoking a child: an event, a signed revoked status, no new statements, out of federated discovery, chain fails online', async (t) => {
       const { root, sovereign, org } = await threeTiers(t, backend);
       const agent = await registerAgent(org);

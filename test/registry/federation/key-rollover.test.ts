@@ -8,6 +8,7 @@ import { buildRegistry } from '../../../src/registry/app.ts';
 import { ENTITY_CONFIGURATION_TYP } from '../../../src/registry/federation/child-registries.ts';
 import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
 import { registrationBody, rootAnchor, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
 
 const rotate = (registry: RunningRegistry, retireAfterSeconds: number) =>
@@ -79,25 +80,19 @@ for (const backend of BACKENDS) {
       const rotated = await rotate(org, 3600);
       assert.ok(await org.app.ward.parentLink.refresh());
       await twin.ward.signer.reload(); // what the twin does on its own within 5 s
-      const deadline = Date.now() + 20_000;
-      let kids: string[] = [];
-      while (Date.now() < deadline) {
+      // The twin serves a chain naming the key it now signs with.
+      await eventually(() => {
         const last = twin.ward.trustChain().statements.at(-1) as string;
-        kids = ((decodeJwt(last).jwks as { keys: Array<{ kid: string }> }).keys).map((key) => key.kid);
-        if (kids.includes(rotated.body.key_id)) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      assert.ok(kids.includes(rotated.body.key_id), 'the twin serves a chain naming the key it now signs with');
+        const kids = (decodeJwt(last).jwks as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+        return kids.includes(rotated.body.key_id) ? true : undefined;
+      }, "a chain on the twin naming the twin's new key", 20_000, 200);
       assert.deepEqual(await keysAtParent(sovereign, org), [org.app.ward.signer.publishedKeys()[0]?.kid, rotated.body.key_id].sort());
 
       // A revocation one instance confirmed reaches the other from the stored grant.
       await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'merged' } });
       assert.equal(await org.app.ward.parentLink.refresh(), false);
-      const until = Date.now() + 20_000;
-      while (Date.now() < until && !twin.ward.parentLink.revoked()) {
-        twin.ward.trustChain(); // what serving a request does: re-reads the stored grant every few seconds
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+      // Serving a request (trustChain) is what makes the twin re-read the stored grant every few seconds.
+      await eventually(() => (twin.ward.trustChain(), twin.ward.parentLink.revoked()), 'the twin to learn of the revocation', 20_000, 250);
       assert.deepEqual(twin.ward.parentLink.revoked(), { reason: 'merged' });
       const route = await twin.inject({ method: 'POST', url: '/v1/route', payload: { target: 'registry://gb/agents/01J00000000000000000000000' } });
       assert.equal(JSON.parse(route.body).error.code, 'REGISTRY_REVOKED');
