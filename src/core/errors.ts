@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, retryable: false, title: 'A valid credential is required.' },
   INSUFFICIENT_SCOPE: { status: 403, retryable: false, title: 'The credential lacks the scope this operation needs.' },
   ORG_MISMATCH: { status: 403, retryable: false, title: "The credential's organisation does not own this resource." },
+  ORG_REQUIRED: { status: 403, retryable: false, title: 'The credential names no organisation, so it cannot write agents.' },
   TIER_LIMIT_EXCEEDED: { status: 403, retryable: false, title: "The organisation has reached its tier's agent limit." },
   TIER_FEATURE_UNAVAILABLE: { status: 403, retryable: false, title: "The caller's tier does not include this feature." },
   API_KEY_NOT_FOUND: { status: 404, retryable: false, title: 'No such API key.' },

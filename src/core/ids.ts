@@ -8,6 +8,13 @@ export function newUlid(now: number = Date.now()): string {
   return nextUlid(now);
 }
 
+/** An organisation id (`owner.org_id`, an API key's `org_id`, a token's `org_id` claim). */
+export const ORG_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
+
+export function isOrgId(value: unknown): value is string {
+  return typeof value === 'string' && new RegExp(ORG_ID_PATTERN).test(value);
+}
+
 export type AgentUri = `registry://${string}/agents/${string}`;
 
 /** `registry://<jurisdiction lower-case>/agents/<ULID>` (contract, Words). */

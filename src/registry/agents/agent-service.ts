@@ -39,6 +39,17 @@ export type AgentServiceDeps = {
   trustContext: () => TrustContext;
 };
 
+/**
+ * The organisation a non-administrator writes for (contract §7; docs/auth-modes.md "Organisations"):
+ * an API key's `org_id`, or a token's `org_id` claim. A credential without one writes no agent, so a
+ * token minted without the claim cannot reach across organisations by saying nothing.
+ */
+function requireCallerOrg(ctx: CallContext): string {
+  const orgId = ctx.principal.orgId;
+  if (!orgId) throw new WardError('ORG_REQUIRED', 'This credential names no organisation (the token has no org_id claim), so it cannot write agents.');
+  return orgId;
+}
+
 /** What the JSON document column holds besides the owner's document. */
 type StoredDocument = AgentDocument & { trust_validation: TrustValidation; status_reason: string | null };
 
@@ -87,11 +98,8 @@ export function createAgentService(deps: AgentServiceDeps) {
   async function loadMutable(unit: WriteUnit, ctx: CallContext, id: string): Promise<AgentRow> {
     const row = await findAgent(unit.tx, id);
     if (!row) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
-    // An organisation's key acts on its own agents; registry administrators on any.
-    const orgId = ctx.principal.orgId;
-    if (orgId && row.org_id !== orgId && !ctx.scopes.has('registry:admin')) {
-      throw new WardError('ORG_MISMATCH', undefined, { org_id: row.org_id });
-    }
+    if (ctx.scopes.has('registry:admin')) return row;
+    if (requireCallerOrg(ctx) !== row.org_id) throw new WardError('ORG_MISMATCH', undefined, { org_id: row.org_id });
     return row;
   }
 
@@ -100,7 +108,7 @@ export function createAgentService(deps: AgentServiceDeps) {
    * (`owner.org_id` defaults to it; another one is refused), within its tier's agent limit.
    */
   async function claimForCaller(unit: WriteUnit, ctx: CallContext, input: AgentInput): Promise<AgentInput> {
-    const orgId = ctx.principal.orgId;
+    const orgId = ctx.scopes.has('registry:admin') ? ctx.principal.orgId : requireCallerOrg(ctx);
     if (!orgId) return input;
     if (input.owner?.org_id !== undefined && input.owner.org_id !== orgId) {
       throw new WardError('ORG_MISMATCH', "An organisation's key registers agents for that organisation only.", { org_id: orgId });

@@ -76,7 +76,9 @@ function classify(error: unknown): JoseOutcome {
   if (error instanceof errors.JOSEAlgNotAllowed) return 'alg_not_allowed';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'bad_signature';
   if (error instanceof errors.JWKSNoMatchingKey) return 'unknown_key';
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return 'malformed';
+  // Anything else jose refuses (an unknown `crit` member, an unsupported header or key type…) is about
+  // the token, which the caller chose: a 401, never a 500 with the caller's header names in a stack trace.
+  if (error instanceof errors.JOSEError) return 'malformed';
   return 'unexpected';
 }
 

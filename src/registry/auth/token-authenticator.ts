@@ -4,7 +4,8 @@ import type { TLSSocket } from 'node:tls';
 import { SCOPES, type Scope } from '../../core/call-context.ts';
 import { publicBaseUrl, type Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
-import { AuthFailure, wwwAuthenticate } from './auth-failure.ts';
+import { isOrgId } from '../../core/ids.ts';
+import { AuthFailure, wwwAuthenticate, type AuthScheme } from './auth-failure.ts';
 import type { Caller, TokenAuthenticator } from './authentication.ts';
 import type { PresentedCredential } from './credentials.ts';
 import { assertDpopBound, createDpopVerifier } from './dpop.ts';
@@ -43,17 +44,17 @@ export function createTokenAuthenticator(config: Config, options: { redis?: Redi
       const url = `${publicBaseUrl(config, listeningPort(request))}${request.url}`;
       const { jkt } = await (dpop as NonNullable<typeof dpop>).verify({ proof: credential.proof, method: request.method, url, accessToken: credential.token });
       assertDpopBound(token.claims, jkt);
-      return caller('dpop', token.subject, token.scopes, token.claims);
+      return caller('dpop', token.subject, token.scopes, token.claims, 'DPoP');
     }
     if (credential.kind !== 'bearer') throw new AuthFailure('scheme_mismatch', 'This registry accepts Bearer tokens.', 'Bearer');
     const token = await jwt.verify(credential.token);
     if (mode === 'mtls') {
       const certificate = (request.raw.socket as TLSSocket).getPeerCertificate?.();
       assertCertificateBound(token.claims, certificate?.raw);
-      return caller('mtls', token.subject, token.scopes, token.claims);
+      return caller('mtls', token.subject, token.scopes, token.claims, 'Bearer');
     }
     assertNotSenderConstrained(token.claims);
-    return caller('jwt', token.subject, token.scopes, token.claims);
+    return caller('jwt', token.subject, token.scopes, token.claims, 'Bearer');
   }
 
   return async (credential, request) => {
@@ -72,10 +73,19 @@ export function createTokenAuthenticator(config: Config, options: { redis?: Redi
   };
 }
 
-function caller(kind: 'jwt' | 'mtls' | 'dpop', subject: string, scopes: readonly string[], claims: Record<string, unknown>): Caller {
+/**
+ * The caller a verified token speaks for. Its organisation is the `org_id` claim (docs/auth-modes.md
+ * "Organisations"), held to the same rules as an API key's; a claim that is there but not a valid
+ * organisation id makes the token malformed rather than organisation-less.
+ */
+function caller(kind: 'jwt' | 'mtls' | 'dpop', subject: string, scopes: readonly string[], claims: Record<string, unknown>, scheme: AuthScheme): Caller {
   const known = scopes.filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
+  const orgId = claims.org_id;
+  if (orgId !== undefined && !isOrgId(orgId)) {
+    throw new AuthFailure('malformed', 'The access token org_id claim must be an organisation id.', scheme);
+  }
   return {
-    principal: { kind, credentialId: `${kind}:${subject}`, ...(typeof claims.org_id === 'string' ? { orgId: claims.org_id } : {}) },
+    principal: { kind, credentialId: `${kind}:${subject}`, ...(orgId !== undefined ? { orgId } : {}) },
     scopes: new Set(known),
   };
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { AGENT_STATUSES, PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agents/agent-record.ts';
+import { OrgId } from './key-schemas.ts';
 import { Cursor, JurisdictionInput, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
 
 const Url = Type.String({ format: 'uri', maxLength: 2048 });
@@ -59,7 +60,7 @@ export const TrustInput = Type.Object(
 
 export const OwnerInput = Type.Object(
   {
-    org_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' })),
+    org_id: Type.Optional(OrgId),
     org_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     operator: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
   },

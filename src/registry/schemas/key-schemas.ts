@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { SCOPES } from '../../core/call-context.ts';
+import { ORG_ID_PATTERN } from '../../core/ids.ts';
 import { TIER_NAMES } from '../../core/tiers.ts';
 import { Cursor, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
 
-export const OrgId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' });
+export const OrgId = Type.String({ pattern: ORG_ID_PATTERN });
 const Limit = Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }));
 
 export const LimitOverridesSchema = Type.Object(

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { Buffer } from 'node:buffer';
+import { sign } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { AuthFailure } from '../../../src/registry/auth/auth-failure.ts';
@@ -128,6 +130,19 @@ describe('JWT bearer verification', () => {
     const failure = await refusedWith(verifier.verify('not-a-secret-jwt'), 'malformed');
     assert.ok(!failure.message.includes('not-a-secret-jwt'));
     await refusedWith(verifier.verify('a'.repeat(20_000)), 'malformed');
+  });
+
+  // Regression (security campaign, finding 3): an unknown `crit` header member escaped as a 500.
+  it('refuses a token with an unknown critical header member as malformed, signed or not', async (t) => {
+    const { keys, verifier } = await issuerSetUp(t);
+    const crafted = `${segment({ alg: 'RS256', kid: 'x', crit: ['zzz'], zzz: 1 })}.${segment({ sub: 'a' })}.AAAA`;
+    await refusedWith(verifier.verify(crafted), 'malformed');
+    // jose will not sign such a header either, so node:crypto signs it: the signature is genuine.
+    const input = `${segment({ alg: 'ES256', kid: keys.ES256.kid, crit: ['zzz'], zzz: 1 })}.${segment(tokenClaims())}`;
+    const signature = sign('sha256', Buffer.from(input), { key: keys.ES256.privateKey, dsaEncoding: 'ieee-p1363' });
+    const signed = `${input}.${signature.toString('base64url')}`;
+    const failure = await refusedWith(verifier.verify(signed), 'malformed');
+    assert.ok(!failure.message.includes('zzz'), 'the attacker-chosen name is not echoed');
   });
 
   it('refuses a token signed with a kid the issuer does not publish', async (t) => {

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { describe, test, type TestContext } from 'node:test';
+import { Writable } from 'node:stream';
 import * as oauth from 'oauth4webapi';
 import { loadConfig } from '../../../src/core/config.ts';
 import { buildRegistry } from '../../../src/registry/app.ts';
 import { certificateThumbprint } from '../../../src/registry/auth/mtls.ts';
 import { createKey, bearer } from '../../helpers/keys.ts';
 import { buildTestRegistry, openTestStorage } from '../../helpers/registry.ts';
-import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from './fixtures.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, segment, signToken, startJwksServer, tokenClaims } from './fixtures.ts';
 import { makePki } from './pki.ts';
 
 /** Claims valid now (the verifier fixtures judge at a fixed date; the registry judges at the real one). */
@@ -50,6 +51,33 @@ describe('authentication modes through the registry', () => {
     }
     assert.equal((await registry.call({ method: 'GET', url: '/.well-known/agent-registry' })).status, 200, 'public without a credential');
     assert.deepEqual((await registry.call({ method: 'GET', url: '/.well-known/agent-registry' })).body.supported_auth_methods, ['jwt']);
+  });
+
+  // Regression (security campaign, finding 3): this exact header gave 500 and a stack trace naming `zzz` in the log.
+  test('jwt and dpop: a token with an unknown crit member is 401 with a challenge, and the log never names the member', async (t) => {
+    for (const mode of ['jwt', 'dpop'] as const) {
+      const { env } = await jwtEnvironment(t, mode);
+      const lines: string[] = [];
+      const storage = await openTestStorage(t, 'sqlite');
+      const app = await buildRegistry({
+        config: loadConfig({ REGISTRY_ENV: 'test', REGISTRY_LOG_LEVEL: 'trace', ...storage.env, ...env }),
+        storage,
+        logStream: new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) }),
+      });
+      t.after(() => app.close());
+      const crafted = `${segment({ alg: 'RS256', kid: 'x', crit: ['zzz'], zzz: 1 })}.${segment({ sub: 'a' })}.AAAA`;
+      const scheme = mode === 'dpop' ? 'DPoP' : 'Bearer';
+      const response = await app.inject({
+        method: 'GET',
+        url: '/v1/agents',
+        headers: { authorization: `${scheme} ${crafted}`, ...(mode === 'dpop' ? { dpop: crafted } : {}) },
+      });
+      assert.equal(response.statusCode, 401, mode);
+      assert.match(String(response.headers['www-authenticate']), new RegExp(`^${scheme} realm="ward", error="invalid_`), mode);
+      assert.equal(JSON.parse(response.body).error.code, 'UNAUTHORIZED');
+      assert.ok(lines.length > 0, 'the request was logged');
+      assert.ok(!lines.join('').includes('zzz'), `${mode}: the log holds no attacker-chosen header name`);
+    }
   });
 
   test('jwt: API keys are still accepted, and an admin token may create them', async (t) => {
