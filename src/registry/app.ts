@@ -23,6 +23,7 @@ import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { createUsageMeter } from './usage/usage-meter.ts';
 import { createDiscoveryService } from './discovery/discovery-service.ts';
+import { createResponseCache } from './discovery/response-cache.ts';
 import { createHealthProber } from './health/health-prober.ts';
 import { createRoutingService } from './routing/routing-service.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -43,7 +44,10 @@ import { openApiRoutes, openApiOptions } from './routes/openapi.ts';
 import type { RegistryServices } from './services.ts';
 import { loadKnownIssuers } from './trust/known-issuers.ts';
 import { createLedgerService } from './ledger/ledger-service.ts';
-import { eventRoutes, type EventRoutesOptions } from './routes/events.ts';
+import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './routes/events.ts';
+import { createInstanceHeartbeat } from './operations/instance-heartbeat.ts';
+import { createTrafficStats } from './operations/traffic-stats.ts';
+import { operationsRoutes } from './routes/operations.ts';
 import { transparencyRoutes } from './routes/transparency.ts';
 
 export type BuildRegistryOptions = {
@@ -68,6 +72,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export async function buildRegistry(options: BuildRegistryOptions): Promise<FastifyInstance> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
+  const startedAt = clock.now();
   const ownsStorage = options.storage === undefined;
   const storage = options.storage ?? (await openStorage(storageOptionsFromConfig(config)));
   try {
@@ -158,6 +163,11 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       apiKeys,
       ledger: createLedgerService({ storage, signer, clock }),
       discovery,
+      discoveryCache: createResponseCache<Buffer>({
+        maxEntries: config.REGISTRY_DISCOVERY_CACHE_ENTRIES,
+        maxAgeMs: 30_000,
+        now: () => clock.now().getTime(),
+      }),
       routing: createRoutingService({
         agents,
         clock,
@@ -183,6 +193,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });
+    const traffic = createTrafficStats({ now: () => clock.now().getTime() });
+    app.addHook('onResponse', async (_request, reply) => traffic.record(reply.statusCode));
+    const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
     registerErrorHandling(app);
     // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
     const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
@@ -206,6 +219,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(metadataRoutes);
     await app.register(agentRoutes);
     await app.register(eventRoutes, options.events ?? {});
+    await app.register(eventHistoryRoutes);
     await app.register(transparencyRoutes);
     await app.register(discoveryRoutes);
     await app.register(routingRoutes);
@@ -213,6 +227,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(registryRoutes);
     await app.register(apiKeyRoutes);
     await app.register(usageRoutes, { limiter, meter });
+    await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis });
     await app.register(openApiRoutes);
 
     const sweep = setInterval(() => {
@@ -223,12 +238,14 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     sweep.unref();
     // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
+    app.addHook('onListen', async () => heartbeat.start());
     parentLink.start();
     app.addHook('onClose', async () => {
       // The last second of usage counts goes to the database before it closes.
       await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));
       redis?.disconnect();
       await healthProber.stop();
+      await heartbeat.stop();
       parentLink.stop();
       clearInterval(sweep);
       if (ownsStorage) await storage.close();

@@ -32,3 +32,11 @@ export async function migrateToLatest(storage: Storage, migrations: Record<strin
     return pending;
   });
 }
+
+/** Which migrations the database has and which this build expects: what the diagnostics page shows. */
+export async function migrationStatus(storage: Storage, migrations: Record<string, Migration> = MIGRATIONS) {
+  const { rows } = await sql<{ name: string }>`select name from ward_migrations order by name`.execute(storage.db);
+  const applied = rows.map((row) => row.name);
+  const expected = Object.keys(migrations).sort();
+  return { applied: applied.length, expected: expected.length, latest: applied.at(-1) ?? null, pending: expected.filter((name) => !applied.includes(name)) };
+}

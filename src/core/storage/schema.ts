@@ -36,6 +36,9 @@ export type AgentsTable = {
   token_binding: ColumnType<string, string | undefined, string>;
   best_priority: ColumnType<number, number | undefined, number>;
   health_rank: ColumnType<number, number | undefined, number>;
+  /** When the earliest piece of trust evidence lapses (RFC 3339), or null. */
+  trust_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  endpoint_count: ColumnType<number, number | undefined, number>;
   record: string;
   created_at: string;
   updated_at: string;

@@ -53,6 +53,8 @@ export type TrustValidation = {
   level: number;
   checked_at: string | null;
   errors: Array<{ code: string; pointer: string; message: string }>;
+  /** When the first valid certificate lapses; null without one (and for records not re-validated since). */
+  expires_at?: string | null;
 };
 
 /** What the owner writes: the registration body without jurisdiction, after defaults. */

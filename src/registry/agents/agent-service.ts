@@ -76,7 +76,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       registryJwks: context.registryJwks,
       now,
     });
-    return { state: result.state, level: result.level, checked_at: result.checked_at, errors: result.errors } satisfies TrustValidation;
+    return { state: result.state, level: result.level, checked_at: result.checked_at, errors: result.errors, expires_at: result.expires_at } satisfies TrustValidation;
   }
 
   function emit(unit: WriteUnit, type: EventType, row: AgentRow, data: Record<string, unknown>, at: string) {
@@ -179,7 +179,15 @@ export function createAgentService(deps: AgentServiceDeps) {
       return toAgentRecord(row, []);
     },
 
-    async changeStatus(unit: WriteUnit, ctx: CallContext, id: string, action: StatusAction, reason: string | undefined): Promise<AgentRecord> {
+    /** `expectedVersion` is the version an If-Match matched, or `*` when the caller sent none. */
+    async changeStatus(
+      unit: WriteUnit,
+      ctx: CallContext,
+      id: string,
+      action: StatusAction,
+      reason: string | undefined,
+      expectedVersion: number | '*' = '*',
+    ): Promise<AgentRecord> {
       const rule = STATUS_ACTIONS[action];
       if (rule.reasonRequired && !reason) {
         throw new WardError('VALIDATION_ERROR', `A reason is required to ${action} an agent.`, {
@@ -187,6 +195,9 @@ export function createAgentService(deps: AgentServiceDeps) {
         });
       }
       const current = await loadMutable(unit, ctx, id);
+      if (expectedVersion !== '*' && current.version !== expectedVersion) {
+        throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri, current_version: current.version });
+      }
       const from = current.status as AgentStatus;
       const to = nextStatus(from, action);
       if (!to) throw new WardError('INVALID_STATE_TRANSITION', `An agent that is ${from} cannot be ${action}d.`, { from, action });
@@ -262,6 +273,8 @@ function buildRow(
     token_binding: document.capabilities.token_binding,
     best_priority: Math.min(...document.endpoints.map((endpoint) => endpoint.priority)),
     health_rank: meta.health_rank,
+    trust_expires_at: document.trust_validation.expires_at ?? null,
+    endpoint_count: document.endpoints.length,
     record: document,
     created_at: meta.created_at,
     updated_at: meta.updated_at,

@@ -5,6 +5,8 @@ const PUBLIC = new Set([
   'GET /.well-known/agent-registry',
   'GET /.well-known/jwks.json',
   'GET /health',
+  // Who am I: answers for any credential, and for none (the anonymous caller).
+  'GET /v1/caller',
   'GET /v1/openapi.json',
   // Federation: signed statements for children and signed status for verifiers, like OCSP (docs/federation.md).
   'GET /v1/federation/fetch',

@@ -5,18 +5,25 @@
  */
 export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: number; now: () => number }) {
   const entries = new Map<string, { generation: number; storedAt: number; value: T }>();
+  let hits = 0;
+  let misses = 0;
   return {
     get(key: string, generation: number): T | undefined {
       const entry = entries.get(key);
-      if (!entry) return undefined;
-      if (entry.generation !== generation || options.now() - entry.storedAt > options.maxAgeMs) {
-        entries.delete(key);
+      if (!entry || entry.generation !== generation || options.now() - entry.storedAt > options.maxAgeMs) {
+        if (entry) entries.delete(key);
+        misses += 1;
         return undefined;
       }
+      hits += 1;
       // Re-insert so the Map's order is least recently used first.
       entries.delete(key);
       entries.set(key, entry);
       return entry.value;
+    },
+    /** Lookups since start: what the diagnostics page shows as the hit ratio. */
+    stats(): { hits: number; misses: number; entries: number; max_entries: number } {
+      return { hits, misses, entries: entries.size, max_entries: options.maxEntries };
     },
     set(key: string, generation: number, value: T): void {
       if (options.maxEntries === 0) return;
@@ -29,3 +36,5 @@ export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: 
     },
   };
 }
+
+export type ResponseCache<T> = ReturnType<typeof createResponseCache<T>>;

@@ -31,6 +31,7 @@ export function createHealthProber(deps: { storage: Storage; clock: Clock; optio
   const probe = deps.probe ?? probeEndpoint;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
+  let lastRound: { at: string; probed: number } | null = null;
 
   async function probeAgent(agent: AgentRow, previous: readonly EndpointHealthRow[]): Promise<void> {
     const endpoints = (agent.record as { endpoints: Endpoint[] }).endpoints;
@@ -96,10 +97,19 @@ export function createHealthProber(deps: { storage: Storage; clock: Clock; optio
   return {
     /** Runs one round now (tests and the timer call this); concurrent calls share the running round. */
     runOnce(): Promise<number> {
-      running ??= round().finally(() => {
-        running = undefined;
-      });
+      running ??= round()
+        .then((probed) => {
+          lastRound = { at: deps.clock.now().toISOString(), probed };
+          return probed;
+        })
+        .finally(() => {
+          running = undefined;
+        });
       return running;
+    },
+    /** When this instance last finished a round, and how many agents it probed (0: another instance holds the lease). */
+    lastRound(): { at: string; probed: number } | null {
+      return lastRound;
     },
     start(): void {
       timer ??= setInterval(() => {

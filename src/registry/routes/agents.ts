@@ -46,6 +46,19 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   const recordHeaders = (record: AgentRecord) => ({ etag: `"${record.version}"` });
+
+  /**
+   * Checks If-Match against the record as it is now and returns the version a write must still find;
+   * a write that commits between this check and ours is caught inside the write as VERSION_CONFLICT.
+   */
+  async function checkPrecondition(id: string, header: string | string[] | undefined): Promise<number | '*'> {
+    const condition = parseIfMatch(header);
+    const current = await loadChecked(id);
+    if (condition !== '*' && !condition.includes(current.version)) {
+      throw new WardError('PRECONDITION_FAILED', undefined, { current_etag: `"${current.version}"` });
+    }
+    return condition === '*' ? '*' : current.version;
+  }
   const tags = ['agents'];
 
   app.post(
@@ -80,15 +93,22 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { jurisdiction, status, cursor, limit } = request.query;
+      const { jurisdiction, status, org_id: orgId, q, cursor, limit } = request.query;
       const filterJurisdiction = jurisdiction === undefined ? undefined : normaliseJurisdiction(jurisdiction);
       if (jurisdiction !== undefined && !filterJurisdiction) {
         throw new WardError('VALIDATION_ERROR', 'jurisdiction is not an ISO 3166-1 alpha-2 country code.', {
           errors: [{ in: 'query', pointer: '/jurisdiction', reason: 'must be an assigned ISO 3166-1 alpha-2 code' }],
         });
       }
+      const searchedId = q === undefined ? undefined : parseAgentId(q.trim())?.ulid;
       return agents.list(
-        { ...(filterJurisdiction ? { jurisdiction: filterJurisdiction } : {}), ...(status ? { status } : {}) },
+        {
+          ...(filterJurisdiction ? { jurisdiction: filterJurisdiction } : {}),
+          ...(status ? { status } : {}),
+          ...(orgId ? { orgId } : {}),
+          ...(q !== undefined ? { nameContains: q.trim() } : {}),
+          ...(searchedId ? { id: searchedId } : {}),
+        },
         { limit: limit ?? 20, ...(cursor ? { cursor } : {}) },
       );
     },
@@ -132,14 +152,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return { status: 200, headers: recordHeaders(record), body: record };
         },
         async () => {
-          // The precondition is checked against the record as it is now; a write that commits
-          // between this check and ours is caught inside the write as VERSION_CONFLICT.
-          const condition = parseIfMatch(request.headers['if-match']);
-          const current = await loadChecked(request.params.id);
-          if (condition !== '*' && !condition.includes(current.version)) {
-            throw new WardError('PRECONDITION_FAILED', undefined, { current_etag: `"${current.version}"` });
-          }
-          expectedVersion = condition === '*' ? '*' : current.version;
+          expectedVersion = await checkPrecondition(request.params.id, request.headers['if-match']);
         },
       );
       return sendOutcome(reply, outcome);
@@ -154,10 +167,12 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: {
           tags,
           summary: `${action[0]?.toUpperCase()}${action.slice(1)} an agent (${rule.from.join(' | ')} → ${rule.to})`,
+          description:
+            'If-Match is optional here: when sent, a record changed since that ETag is refused with 412 rather than changed blindly (docs/api.md).',
           params: AgentIdParams,
-          headers: IdempotencyHeaders,
+          headers: IfMatchHeaders,
           body: Type.Optional(StatusChangeBody),
-          response: { 200: AgentRecordSchema, ...errorResponses(404, 409) },
+          response: { 200: AgentRecordSchema, ...errorResponses(404, 409, 412) },
         },
         // The body is optional for reinstate and retire: an absent one means "no reason".
         preValidation: async (request) => {
@@ -165,15 +180,17 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
+        let expectedVersion: number | '*' = '*';
         const outcome = await executeIdempotent(
           writeDeps,
           idempotentRequest(request),
           async (unit) => {
-            const record = await agents.changeStatus(unit, callContext(request), resolveId(request.params.id), action, request.body?.reason);
+            const record = await agents.changeStatus(unit, callContext(request), resolveId(request.params.id), action, request.body?.reason, expectedVersion);
             return { status: 200, headers: recordHeaders(record), body: record };
           },
           async () => {
-            await loadChecked(request.params.id);
+            if (request.headers['if-match'] === undefined) await loadChecked(request.params.id);
+            else expectedVersion = await checkPrecondition(request.params.id, request.headers['if-match']);
           },
         );
         return sendOutcome(reply, outcome);

@@ -5,7 +5,6 @@ import { contextOf } from '../auth/authentication.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import { latestSequence } from '../../core/storage/stores/event-store.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
-import { createResponseCache } from '../discovery/response-cache.ts';
 import { DISCOVERY_TYP, FEDERATION_BUDGET_HEADER, timeoutWithinBudget } from '../federation/federated-discovery.ts';
 import { DiscoverQuery, DiscoveryResponseSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -14,15 +13,8 @@ const FEATURE = /^[a-z0-9][a-z0-9._+-]{0,63}$/;
 
 /** `GET /v1/discover` (contract §4). */
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { discovery, signer, config, clock, storage } = app.ward;
+  const { discovery, signer, config, clock, storage, discoveryCache: cache } = app.ward;
   type Body = { query: DiscoveryQuery; results: DiscoveryResult[]; result_count: number; signed_response?: string };
-  // Entries are the encoded JSON bytes: a hit then costs neither serialising nor UTF-8 encoding a
-  // large document again (measured: encoding alone was 45% of a cache hit's CPU).
-  const cache = createResponseCache<Buffer>({
-    maxEntries: config.REGISTRY_DISCOVERY_CACHE_ENTRIES,
-    maxAgeMs: 30_000,
-    now: () => clock.now().getTime(),
-  });
 
   app.get(
     '/v1/discover',

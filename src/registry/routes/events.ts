@@ -2,7 +2,9 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../core/config.ts';
 import type { Storage } from '../../core/storage/database.ts';
-import { lastCommittedSeq, listEvents, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
+import { WardError } from '../../core/errors.ts';
+import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { openEventHub } from '../events/event-hub.ts';
 import { schedulePruning } from '../events/event-retention.ts';
 import { DEFAULT_EVENT_STREAM_OPTIONS, startEventStream, type EventStream, type EventStreamOptions } from '../events/event-stream.ts';
@@ -10,7 +12,7 @@ import { assertStreamAllowed } from '../events/stream-access.ts';
 import { parseEventTypes, requestedPosition, resolveStartSeq } from '../events/stream-position.ts';
 import { callContext } from '../http/request-context.ts';
 import { errorResponses } from '../schemas/common.ts';
-import { EventStreamHeaders, EventStreamQuery, EventStreamResponse } from '../schemas/event-schemas.ts';
+import { EventHistoryQuery, EventHistorySchema, EventStreamHeaders, EventStreamQuery, EventStreamResponse } from '../schemas/event-schemas.ts';
 
 /** Stream tunables; tests shorten the ping interval and the stall timeout. */
 export type EventRoutesOptions = Partial<EventStreamOptions>;
@@ -89,6 +91,51 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       });
       active.add(stream);
       void stream.finished.then(() => active.delete(stream));
+    },
+  );
+};
+
+/**
+ * `GET /v1/events`: the retained events as JSON pages, newest first (an agent's history, the recent
+ * changes): the stream's content for readers that look back rather than follow, under the stream's
+ * own tier rule.
+ */
+export const eventHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { storage } = app.ward;
+  app.get(
+    '/v1/events',
+    {
+      schema: {
+        tags: ['events'],
+        summary: 'Retained events, newest first (filter by subject and type)',
+        querystring: EventHistoryQuery,
+        response: { 200: EventHistorySchema, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      assertStreamAllowed(callContext(request));
+      const { subject, event_types: rawTypes, cursor, limit = 20 } = request.query;
+      const types = parseEventTypes(rawTypes);
+      const before = cursor === undefined ? undefined : Number(decodeCursor(cursor, 'events'));
+      if (before !== undefined && !Number.isSafeInteger(before)) {
+        throw new WardError('VALIDATION_ERROR', 'The cursor is not one this listing issued.', {
+          errors: [{ in: 'query', pointer: '/cursor', reason: 'unknown cursor' }],
+        });
+      }
+      const rows = await listEventsNewestFirst(storage.db, {
+        limit: limit + 1,
+        ...(before !== undefined ? { beforeSeq: before } : {}),
+        ...(types ? { types: [...types] } : {}),
+        ...(subject ? { subject } : {}),
+      });
+      const events = rows.slice(0, limit);
+      const oldest = events.at(-1);
+      return {
+        events,
+        next_cursor: rows.length > limit && oldest ? encodeCursor('events', String(oldest.seq)) : null,
+        last_seq: await lastCommittedSeq(storage.db),
+        oldest_retained_seq: await oldestRetainedSeq(storage.db),
+      };
     },
   );
 };

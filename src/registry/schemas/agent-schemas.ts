@@ -115,6 +115,10 @@ export const ListAgentsQuery = Type.Object(
   {
     jurisdiction: Type.Optional(JurisdictionInput),
     status: Type.Optional(StringEnum(AGENT_STATUSES)),
+    org_id: Type.Optional(OrgId),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Text the display name contains (any case), or an agent id (ULID or URI)' }),
+    ),
     cursor: Type.Optional(Cursor),
     limit: Type.Optional(PageLimit),
   },
@@ -155,6 +159,7 @@ export const AgentRecordSchema = Type.Object(
       level: Type.Integer(),
       checked_at: Nullable(Timestamp),
       errors: Type.Array(Type.Object({ code: Type.String(), pointer: Type.String(), message: Type.String() })),
+      expires_at: Type.Optional(Nullable(Timestamp)),
     }),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -42,15 +42,16 @@ export function derThumbprint(der: Buffer): string {
 
 /**
  * Validates `trust.certificates`. Returns one error per bad element, the parsed certificates (for key
- * selection) and how many are fully valid (for the trust level).
+ * selection), how many are fully valid (for the trust level) and when the first valid one lapses.
  */
 export function checkCertificates(
   certificates: unknown,
   now: Date,
-): { errors: TrustValidationError[]; parsed: ParsedCertificate[]; validCount: number } {
+): { errors: TrustValidationError[]; parsed: ParsedCertificate[]; validCount: number; expiresAt?: Date } {
   const errors: TrustValidationError[] = [];
   const parsed: ParsedCertificate[] = [];
   let validCount = 0;
+  let expiresAt: Date | undefined;
   if (!Array.isArray(certificates)) {
     errors.push({
       code: 'CERT_UNPARSEABLE',
@@ -106,7 +107,8 @@ export function checkCertificates(
       errors.push({ code: 'CERT_EXPIRED', pointer, message: 'The certificate has expired.' });
     } else {
       validCount += 1;
+      if (!expiresAt || cert.validToDate < expiresAt) expiresAt = cert.validToDate;
     }
   });
-  return { errors, parsed, validCount };
+  return { errors, parsed, validCount, ...(expiresAt ? { expiresAt } : {}) };
 }

@@ -58,6 +58,8 @@ export type TrustValidationResult = {
   checked_at: string;
   /** One entry per problem; empty when `state` is `validated`. */
   errors: TrustValidationError[];
+  /** When the first valid certificate lapses (RFC 3339), or null without one: the record's evidence weakens then. */
+  expires_at: string | null;
 };
 
 /**
@@ -101,7 +103,7 @@ export async function validateTrustMaterial(input: TrustValidationInput): Promis
   // Errors are listed in record order so a client can walk them alongside its own document.
   const errors = [...certificates.errors, ...signatures.errors, ...attestations.errors, ...jwks.errors];
   const checked_at = now.toISOString();
-  if (errors.length > 0) return { state: 'failed', level: 0, checked_at, errors };
+  if (errors.length > 0) return { state: 'failed', level: 0, checked_at, errors, expires_at: null };
   const level: TrustLevel =
     attestations.verifiedCount > 0
       ? 3
@@ -110,5 +112,5 @@ export async function validateTrustMaterial(input: TrustValidationInput): Promis
         : certificates.validCount > 0
           ? 1
           : 0;
-  return { state: 'validated', level, checked_at, errors: [] };
+  return { state: 'validated', level, checked_at, errors: [], expires_at: certificates.expiresAt?.toISOString() ?? null };
 }

@@ -5,6 +5,7 @@ import * as ledger from './003-ledger.ts';
 import * as apiKeys from './004-api-keys.ts';
 import * as usage from './005-usage.ts';
 import * as federation from './006-federation.ts';
+import * as operations from './007-operations.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '004-api-keys': apiKeys,
   '005-usage': usage,
   '006-federation': federation,
+  '007-operations': operations,
 };

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { AgentsTable, Database } from '../schema.ts';
 
 /**
@@ -83,7 +83,29 @@ export async function hasNameConflict(
   return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
 
-export type AgentFilter = { jurisdiction?: string; status?: string };
+/**
+ * Filters of the agent list. `nameContains` matches the display name in any (ASCII) case; `id` one
+ * agent; together they are alternatives (a search box takes either).
+ */
+export type AgentFilter = { jurisdiction?: string; status?: string; orgId?: string; nameContains?: string; id?: string };
+
+// Every list query narrows by the same filter, whether it reads a page or counts.
+function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(query: Q, filter: AgentFilter): Q {
+  let narrowed = query;
+  if (filter.jurisdiction) narrowed = narrowed.where('jurisdiction', '=', filter.jurisdiction) as Q;
+  if (filter.status) narrowed = narrowed.where('status', '=', filter.status) as Q;
+  if (filter.orgId) narrowed = narrowed.where('org_id', '=', filter.orgId) as Q;
+  if (filter.nameContains !== undefined || filter.id !== undefined) {
+    const pattern = `%${(filter.nameContains ?? '').toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    narrowed = narrowed.where((eb) =>
+      eb.or([
+        ...(filter.nameContains !== undefined ? [sql<boolean>`lower(display_name) like ${pattern} escape '\\'`] : []),
+        ...(filter.id !== undefined ? [eb('id', '=', filter.id)] : []),
+      ]),
+    ) as Q;
+  }
+  return narrowed;
+}
 
 /** A page of agents in id (creation) order after `afterId`. */
 export async function listAgentPage(
@@ -91,18 +113,14 @@ export async function listAgentPage(
   filter: AgentFilter,
   page: { afterId?: string; limit: number },
 ): Promise<AgentRow[]> {
-  let query = db.selectFrom('agents').selectAll();
-  if (filter.jurisdiction) query = query.where('jurisdiction', '=', filter.jurisdiction);
-  if (filter.status) query = query.where('status', '=', filter.status);
+  let query = filtered(db.selectFrom('agents').selectAll(), filter);
   if (page.afterId) query = query.where('id', '>', page.afterId);
   const rows = await query.orderBy('id', 'asc').limit(page.limit).execute();
   return rows.map(fromRow);
 }
 
 export async function countAgents(db: Db, filter: AgentFilter): Promise<number> {
-  let query = db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('count'));
-  if (filter.jurisdiction) query = query.where('jurisdiction', '=', filter.jurisdiction);
-  if (filter.status) query = query.where('status', '=', filter.status);
+  const query = filtered(db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('count')), filter);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.count);
 }
@@ -189,4 +207,38 @@ export async function findLiveAgentByOrgName(db: Db, orgId: string, displayName:
     .where('status', '!=', 'revoked')
     .executeTakeFirst();
   return row ? fromRow(row) : undefined;
+}
+
+/** Agents per status, and per trust-validation state: the dashboard's counts. */
+export async function countAgentsBy(db: Db, column: 'status' | 'trust_state'): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('agents')
+    .select([column, (eb) => eb.fn.countAll<number | string>().as('count')])
+    .groupBy(column)
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row[column] as string, Number(row.count)]));
+}
+
+/** How many endpoints the active agents declare between them. */
+export async function countActiveEndpoints(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('agents')
+    .select((eb) => eb.fn.sum<number | string | null>('endpoint_count').as('total'))
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(row.total ?? 0);
+}
+
+/** Non-revoked agents whose trust evidence lapses before `before`, soonest first. */
+export async function listTrustExpiring(db: Db, before: string, limit: number): Promise<AgentRow[]> {
+  const rows = await db
+    .selectFrom('agents')
+    .selectAll()
+    .where('trust_expires_at', 'is not', null)
+    .where('trust_expires_at', '<', before)
+    .where('status', '!=', 'revoked')
+    .orderBy('trust_expires_at', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map(fromRow);
 }

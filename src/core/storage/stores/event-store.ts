@@ -43,6 +43,25 @@ export async function listEvents(
   }));
 }
 
+/** Retained events before `beforeSeq` (or the newest), newest first: a history to page back through. */
+export async function listEventsNewestFirst(
+  db: Kysely<Database>,
+  options: { beforeSeq?: number; limit: number; types?: readonly string[]; subject?: string },
+): Promise<StoredEvent[]> {
+  let query = db.selectFrom('events').selectAll();
+  if (options.beforeSeq !== undefined) query = query.where('seq', '<', options.beforeSeq);
+  if (options.types && options.types.length > 0) query = query.where('type', 'in', options.types);
+  if (options.subject) query = query.where('subject', '=', options.subject);
+  const rows = await query.orderBy('seq', 'desc').limit(options.limit).execute();
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    type: row.type,
+    subject: row.subject,
+    occurred_at: row.occurred_at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  }));
+}
+
 /** The sequence number of the last committed event (0 before the first), pruned or not. */
 export async function lastCommittedSeq(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirst();

@@ -26,3 +26,14 @@ export async function acquireLease(
 export async function releaseLease(db: Kysely<Database>, name: string, holder: string): Promise<void> {
   await db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
 }
+
+/** Unexpired leases whose name starts with `prefix`. */
+export async function countLeases(db: Kysely<Database>, prefix: string, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('leases')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('name', 'like', `${prefix}%`)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

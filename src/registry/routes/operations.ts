@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Redis } from 'ioredis';
+import { SCOPES } from '../../core/call-context.ts';
+import { buildDiagnostics } from '../operations/diagnostics.ts';
+import type { InstanceHeartbeat } from '../operations/instance-heartbeat.ts';
+import { buildOverview } from '../operations/overview.ts';
+import type { TrafficStats } from '../operations/traffic-stats.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../schemas/operations-schemas.ts';
+
+export type OperationsRoutesOptions = { traffic: TrafficStats; heartbeat: InstanceHeartbeat; startedAt: Date; redis?: Redis | undefined };
+
+/**
+ * What operators and the admin console read about the registry itself (docs/console.md):
+ * `GET /v1/caller` (who the credential is), `GET /v1/admin/overview` and `GET /v1/admin/diagnostics`.
+ */
+export const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = async (app, options) => {
+  const ward = app.ward;
+  const tags = ['operations'];
+
+  app.get(
+    '/v1/caller',
+    {
+      schema: {
+        tags,
+        summary: 'Who the presented credential is: kind, id, organisation, scopes and tier',
+        description: 'Public: without a credential the answer is the anonymous caller (every scope only when auth is disabled).',
+        response: { 200: CallerSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const { principal, scopes, tier } = request.caller;
+      return {
+        kind: principal.kind,
+        credential_id: principal.credentialId,
+        org_id: principal.orgId ?? null,
+        scopes: SCOPES.filter((scope) => scopes.has(scope)),
+        tier: tier?.name ?? null,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/admin/overview',
+    {
+      schema: {
+        tags,
+        summary: 'Agents, endpoint health, alerts material and request rates at a glance',
+        response: { 200: OverviewSchema, ...errorResponses(401, 403) },
+      },
+    },
+    async () =>
+      buildOverview({
+        storage: ward.storage,
+        clock: ward.clock,
+        traffic: options.traffic,
+        instanceId: options.heartbeat.instanceId,
+        degradedLatencyMs: Math.floor(ward.config.REGISTRY_HEALTH_TIMEOUT_MS / 2),
+      }),
+  );
+
+  app.get(
+    '/v1/admin/diagnostics',
+    {
+      schema: {
+        tags,
+        summary: 'This instance: version, uptime, storage, event position, instances, Redis, cache, configuration (secrets redacted)',
+        response: { 200: DiagnosticsSchema, ...errorResponses(401, 403) },
+      },
+    },
+    async () =>
+      buildDiagnostics({
+        config: ward.config,
+        storage: ward.storage,
+        clock: ward.clock,
+        startedAt: options.startedAt,
+        ledger: ward.ledger,
+        heartbeat: options.heartbeat,
+        discoveryCache: ward.discoveryCache,
+        healthProber: ward.healthProber,
+        registryId: ward.registryId,
+        baseUrl: ward.baseUrl,
+        ...(options.redis ? { redis: options.redis } : {}),
+      }),
+  );
+};
