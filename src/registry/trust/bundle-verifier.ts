@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { PublishedJwk } from '../federation/delegation-statement.ts';
 import type { ChainVerificationCode, ChainVerificationError } from './chain-errors.ts';
-import { subjectConstraintErrors, walkDelegationChain } from './chain-verifier.ts';
+import { subjectConstraintErrors, walkDelegationChain, type CheckedStatement } from './chain-verifier.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification } from './key-set.ts';
 import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
 import { BUNDLE_TYP, type TrustBundle } from './trust-bundle.ts';
@@ -14,7 +14,13 @@ export type TrustAnchorInput = { jwks: { keys: PublishedJwk[] }; registry_id?: s
 
 export type BundleVerificationError = ChainVerificationError;
 
-export type BundleVerification = { valid: boolean; subject?: string; errors: BundleVerificationError[] };
+/**
+ * One check of the verification, in the order it was made, for a person to read (the console shows
+ * them): `skipped` when an earlier failure left nothing to check it with.
+ */
+export type VerificationStep = { name: string; status: 'passed' | 'failed' | 'skipped'; detail: string; errors: BundleVerificationError[] };
+
+export type BundleVerification = { valid: boolean; subject?: string; errors: BundleVerificationError[]; steps: VerificationStep[] };
 
 export type BundleVerificationOptions = {
   /** Also ask each statement's issuer for a signed status (fails closed when it cannot be had). */
@@ -44,19 +50,51 @@ export async function verifyTrustBundle(
   options: BundleVerificationOptions = {},
 ): Promise<BundleVerification> {
   if (!Array.isArray(anchor.jwks?.keys)) throw new TypeError('the trust anchor needs jwks.keys');
-  const malformed = (message: string) => ({ valid: false, errors: [{ code: 'BUNDLE_MALFORMED' as const, message }] });
+  const steps: VerificationStep[] = [];
+  const step = (name: string, detail: string, errors: BundleVerificationError[], skipped = false) =>
+    steps.push({ name, status: skipped ? 'skipped' : errors.length === 0 ? 'passed' : 'failed', detail, errors });
+  const anchorKids = anchor.jwks.keys.map((key) => key.kid ?? '(no kid)');
+  step('Trust anchor', `${anchorKids.length} key(s): ${anchorKids.join(', ')}${anchor.registry_id ? ` of ${anchor.registry_id}` : ''}`, []);
+  const malformed = (message: string) => {
+    const errors = [{ code: 'BUNDLE_MALFORMED' as const, message }];
+    step('Bundle form', message, errors);
+    return { valid: false, errors, steps };
+  };
   if (!isBundleShape(bundle)) return malformed('not a signed trust bundle');
   const { signed_bundle: jws, ...fields } = bundle;
   const header = readProtectedHeader(jws);
   if (!header) return malformed('signed_bundle is not a compact JWS');
-  const errors: BundleVerificationError[] = chainShapeErrors(fields, anchor);
+  const shape = chainShapeErrors(fields, anchor);
+  step('Delegation chain', fields.delegation_chain.join(' → ') || '(empty)', shape);
 
   const walk = await walkDelegationChain(fields.delegation_chain, fields.statements, anchor.jwks.keys, now);
-  errors.push(...walk.errors, ...subjectConstraintErrors(fields.subject, walk.statements));
+  fields.statements.forEach((_, index) => {
+    const checked = walk.statements[index];
+    const errors = walk.errors.filter((error) => error.statement === index);
+    const label = `Statement ${index + 1}: ${fields.delegation_chain[index] ?? '?'} → ${fields.delegation_chain[index + 1] ?? '?'}`;
+    if (!checked && errors.length === 0) step(label, 'not checked: a statement above it failed', [], true);
+    else step(label, checked ? describeStatement(checked) : 'its signature could not be verified with the keys above it', errors);
+  });
+  const constraints = subjectConstraintErrors(fields.subject, walk.statements);
+  step('Subject constraints', `${fields.subject} within every statement's allowed jurisdictions`, constraints);
   // A broken walk leaves no trusted issuer key, so the bundle's own signature cannot be judged.
-  if (walk.keys) errors.push(...(await bundleSignatureErrors(jws, header, fields, walk.keys, now)));
-  if (options.online) errors.push(...(await checkStatementStatuses(walk.statements, anchor.api_base_url, now, options.online)));
-  return { valid: errors.length === 0, subject: fields.subject, errors };
+  const signature = walk.keys ? await bundleSignatureErrors(jws, header, fields, walk.keys, now) : [];
+  step(
+    'Bundle signature',
+    walk.keys ? `signed by ${String(header.kid ?? '?')} of ${fields.issuer}; valid ${fields.issued_at} to ${fields.expires_at}` : "not checked: the issuer's keys were not reached",
+    signature,
+    !walk.keys,
+  );
+  const status = options.online ? await checkStatementStatuses(walk.statements, anchor.api_base_url, now, options.online) : [];
+  if (options.online) step('Online status', 'each issuer confirms its statement is still active', status);
+  const errors = [...shape, ...walk.errors, ...constraints, ...signature, ...status];
+  return { valid: errors.length === 0, subject: fields.subject, errors, steps };
+}
+
+function describeStatement(statement: CheckedStatement): string {
+  const { claims } = statement;
+  const window = `${new Date(claims.nbf * 1000).toISOString()} to ${new Date(claims.exp * 1000).toISOString()}`;
+  return `signed by key ${statement.kid ?? '?'} of ${claims.iss}; ${claims.tier} registry for ${claims.jurisdiction}; valid ${window}; at most ${claims.constraints.max_path_length} level(s) below`;
 }
 
 function chainShapeErrors(fields: TrustBundle, anchor: TrustAnchorInput): BundleVerificationError[] {

@@ -28,4 +28,5 @@ export const CHAIN_VERIFICATION_CODES = [
 
 export type ChainVerificationCode = (typeof CHAIN_VERIFICATION_CODES)[number];
 
-export type ChainVerificationError = { code: ChainVerificationCode; message: string };
+/** A problem found; `statement` is the index of the delegation statement it is about, when it is about one. */
+export type ChainVerificationError = { code: ChainVerificationCode; message: string; statement?: number };

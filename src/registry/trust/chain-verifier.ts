@@ -14,7 +14,7 @@ import type { ChainVerificationCode, ChainVerificationError } from './chain-erro
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification } from './key-set.ts';
 
 /** A statement whose signature verified with its issuer's keys (other checks may still have failed). */
-export type CheckedStatement = { index: number; claims: DelegationStatementClaims; issuerKeys: readonly PublishedJwk[] };
+export type CheckedStatement = { index: number; claims: DelegationStatementClaims; issuerKeys: readonly PublishedJwk[]; kid: string | undefined };
 
 export type ChainWalk = {
   errors: ChainVerificationError[];
@@ -49,7 +49,7 @@ export async function walkDelegationChain(
   const checked: CheckedStatement[] = [];
   let keys = anchorKeys;
   for (const [index, token] of statements.entries()) {
-    const report = (code: ChainVerificationCode, message: string) => errors.push({ code, message: `${statementLabel(index, chain)}: ${message}` });
+    const report = (code: ChainVerificationCode, message: string) => errors.push({ code, message: `${statementLabel(index, chain)}: ${message}`, statement: index });
     const header = readProtectedHeader(token);
     if (!header) {
       report('STATEMENT_MALFORMED', 'not a compact JWS');
@@ -68,7 +68,7 @@ export async function walkDelegationChain(
       report('STATEMENT_MALFORMED', read.problem);
       return { errors, statements: checked, keys: undefined };
     }
-    const statement: CheckedStatement = { index, claims: read.claims, issuerKeys: keys };
+    const statement: CheckedStatement = { index, claims: read.claims, issuerKeys: keys, kid: typeof header.kid === 'string' ? header.kid : undefined };
     for (const [code, message] of statementProblems(statement, chain, checked, now)) report(code, message);
     checked.push(statement);
     keys = read.claims.jwks.keys.filter((key) => !hasPrivateKeyMaterial(key));

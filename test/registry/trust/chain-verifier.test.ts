@@ -57,7 +57,19 @@ describe('delegation chain verification (offline)', () => {
   });
 
   test('a chain root → sovereign → organisation verifies end to end with only the root anchor', async () => {
-    assert.deepEqual(await verifyTrustBundle(chain.bundle, chain.anchor, now), { valid: true, subject: chain.bundle.subject, errors: [] });
+    const { steps, ...verdict } = await verifyTrustBundle(chain.bundle, chain.anchor, now);
+    assert.deepEqual(verdict, { valid: true, subject: chain.bundle.subject, errors: [] });
+    assert.deepEqual(
+      steps.map((step) => [step.name, step.status]),
+      [
+        ['Trust anchor', 'passed'],
+        ['Delegation chain', 'passed'],
+        ...chain.bundle.statements.map((_: unknown, index: number) => [`Statement ${index + 1}: ${chain.bundle.delegation_chain[index]} → ${chain.bundle.delegation_chain[index + 1]}`, 'passed']),
+        ['Subject constraints', 'passed'],
+        ['Bundle signature', 'passed'],
+      ],
+      'every check is reported, in order, for a person to read',
+    );
     // The anchor may also be the bare JWKS, without naming the root.
     assert.equal((await verifyTrustBundle(chain.bundle, { jwks: chain.anchor.jwks }, now)).valid, true);
   });
@@ -86,7 +98,13 @@ describe('delegation chain verification (offline)', () => {
     const attacker = await createTestSigner('ES256');
     const tampered = editPayload(chain.statements[1] as string, (claims) => (claims.jwks = attacker.jwks()));
     const bundle = await signBundle({ uri: ORG_URI, signer: attacker }, chain.bundle.delegation_chain, [chain.statements[0] as string, tampered], now);
-    assert.deepEqual(codes(await verifyTrustBundle(bundle, chain.anchor, now)), ['STATEMENT_SIGNATURE_INVALID']);
+    const result = await verifyTrustBundle(bundle, chain.anchor, now);
+    assert.deepEqual(codes(result), ['STATEMENT_SIGNATURE_INVALID']);
+    assert.deepEqual(
+      result.steps.filter((step) => step.name.startsWith('Statement') || step.name === 'Bundle signature').map((step) => step.status),
+      ['passed', 'failed', 'skipped'],
+      'the step that failed is named, and what depended on it is shown as not checked',
+    );
     const widened = editPayload(chain.statements[0] as string, (claims) => (claims.constraints.max_path_length = 5));
     assert.deepEqual(codes(await verifyTrustBundle(await withStatement(chain, 0, widened, now), chain.anchor, now)), ['STATEMENT_SIGNATURE_INVALID']);
   });
