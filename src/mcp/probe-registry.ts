@@ -1,5 +1,5 @@
 import { ConfigError } from '../core/config.ts';
-import type { RegistryClient } from './registry-client.ts';
+import type { RegistryClient } from '../client/registry-client.ts';
 
 /** What the probe learnt about the registry (a subset of the spec's Server metadata). */
 export type RegistryIdentity = { registry_id: string; issuer: string | undefined };

@@ -8,7 +8,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { RegistryClient } from './registry-client.ts';
+import type { RegistryClient } from '../client/registry-client.ts';
 import { discoverAgentsTool } from './tools/discover-agents.ts';
 import { registerTool } from './tools/register.ts';
 import { routeTool } from './tools/route.ts';

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 
 const WARD_CLI = fileURLToPath(new URL('../cli/ward.ts', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
@@ -154,39 +155,31 @@ function parseLogLine(line: string): Record<string, unknown> | undefined {
   }
 }
 
-async function call(url: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json', 'x-idempotency-key': randomUUID() }) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
 /** Registers `child` at `parent` with the anchors the child publishes; an existing registration is kept. */
 async function delegate(parent: RunningTier, child: RunningTier): Promise<void> {
-  const { body } = await call(`${child.url}/v1/trust/anchors`);
-  const anchors = (at(body, 'anchors') as Array<Record<string, string>>).map(({ key_id, alg, jwks_uri, thumbprint_sha256 }) => ({ key_id, alg, jwks_uri, thumbprint_sha256 }));
-  const registered = await call(`${parent.url}/v1/registries`, {
-    method: 'POST',
-    body: { display_name: displayName(child), name: child.name, jurisdiction: child.jurisdiction, tier: child.tier, trust_anchors: anchors, api_base_url: child.url },
-  });
-  if (registered.status === 201) return;
+  const published = await clientOf(child).trustAnchors();
+  if (!published.ok) throw new Error(`reading the anchors of ${child.registryId} failed: ${published.text}`);
+  const anchors = published.body.anchors.map(({ key_id, alg, jwks_uri, thumbprint_sha256 }) => ({ key_id, alg, jwks_uri, thumbprint_sha256 }));
+  const registered = await clientOf(parent).registerRegistry(
+    { display_name: displayName(child), name: child.name, jurisdiction: child.jurisdiction, tier: child.tier as 'sovereign' | 'organisational', trust_anchors: anchors, api_base_url: child.url },
+    { idempotencyKey: randomUUID() },
+  );
+  if (registered.ok) return;
   // Started again on the same directory: the child is already registered.
-  if (registered.status === 409 && at(registered.body, 'error', 'details', 'registry_id') === child.registryId) return;
-  throw new Error(`registering ${child.registryId} at ${parent.registryId} failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  if (registered.status === 409 && registered.envelope.error.details.registry_id === child.registryId) return;
+  throw new Error(`registering ${child.registryId} at ${parent.registryId} failed: ${registered.status} ${registered.text}`);
+}
+
+function clientOf(tier: RunningTier): RegistryClient {
+  return createRegistryClient({ baseUrl: tier.url, userAgent: 'ward-federation-up' });
 }
 
 /** The child fetches its grant on its own (retrying while it was not registered yet); wait for it. */
 async function waitForChain(tier: RunningTier, length: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const { body } = await call(`${tier.url}/v1/trust/bundle?subject=${encodeURIComponent(tier.registryId)}`);
-    const chain = at(body, 'delegation_chain');
-    const statements = at(body, 'statements');
-    if (Array.isArray(chain) && chain.length === length && Array.isArray(statements) && statements.length === length - 1) return;
+    const bundle = await clientOf(tier).trustBundle(tier.registryId);
+    if (bundle.ok && bundle.body.delegation_chain.length === length && bundle.body.statements.length === length - 1) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${tier.registryId} did not receive its delegation within ${READY_TIMEOUT_MS} ms`);
@@ -209,9 +202,8 @@ async function seedAgents(tiers: RunningTier[]): Promise<Record<string, string[]
     agents[tier.key] = [];
     for (const seed of SEED[tier.key]) {
       const host = `${tier.name}.example.org`;
-      const response = await call(`${tier.url}/v1/agents`, {
-        method: 'POST',
-        body: {
+      const response = await clientOf(tier).registerAgent(
+        {
           display_name: seed.display_name,
           jurisdiction: tier.jurisdiction,
           description: seed.description,
@@ -221,19 +213,13 @@ async function seedAgents(tiers: RunningTier[]): Promise<Record<string, string[]
           owner: { org_id: `org-${tier.name}`, org_name: displayName(tier), operator: `ops@${host}` },
           policy_tags: { purpose_of_use: ['treatment'] },
         },
-      });
-      if (response.status === 201) agents[tier.key]?.push(at(response.body, 'agent_id') as string);
-      else if (response.status !== 409) throw new Error(`seeding ${seed.display_name} failed: ${response.status} ${JSON.stringify(response.body)}`);
+        { idempotencyKey: randomUUID() },
+      );
+      if (response.ok) agents[tier.key]?.push(response.body.agent_id);
+      else if (response.status !== 409) throw new Error(`seeding ${seed.display_name} failed: ${response.status} ${response.text}`);
     }
   }
   return agents;
-}
-
-/** A member of a parsed JSON document by path, or undefined. */
-function at(value: unknown, ...path: string[]): unknown {
-  let current = value;
-  for (const key of path) current = typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[key] : undefined;
-  return current;
 }
 
 function displayName(tier: TierSpec): string {

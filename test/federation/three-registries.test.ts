@@ -108,9 +108,9 @@ describe('federation: three real registry processes', () => {
     assert.deepEqual(bundle.delegation_chain, chainIds());
     assert.equal(bundle.statements.length, 2);
 
-    assert.deepEqual(await verifyTrustBundle(bundle, anchor), { valid: true, subject: orgTriageAgent, errors: [] });
+    assert.deepEqual(verdict(await verifyTrustBundle(bundle, anchor)), { valid: true, subject: orgTriageAgent, errors: [] });
     // Online, the root confirms the sovereign and the sovereign confirms the organisation.
-    assert.deepEqual(await verifyTrustBundle(bundle, anchor, new Date(), { online: {} }), { valid: true, subject: orgTriageAgent, errors: [] });
+    assert.deepEqual(verdict(await verifyTrustBundle(bundle, anchor, new Date(), { online: {} })), { valid: true, subject: orgTriageAgent, errors: [] });
 
     const cli = await runWard(t, ['trust', 'verify', writeJson('bundle.json', bundle), '--anchor', writeJson('anchor.json', anchor), '--online']);
     assert.equal(cli.code, 0, `${cli.stdout}${cli.stderr}`);
@@ -260,7 +260,7 @@ describe('federation: three real registry processes', () => {
     // The root publishes both keys; the old one with its not_after.
     const anchor = await fetchAnchor(root);
     assert.deepEqual(anchor.jwks.keys.map((key) => [key.kid, key.not_after]), [[oldKid, notAfter], [newKid, null]]);
-    assert.deepEqual(await verifyTrustBundle(issuedBefore, anchor), { valid: true, subject: orgTriageAgent, errors: [] }, 'signed before the rotation, still verifies');
+    assert.deepEqual(verdict(await verifyTrustBundle(issuedBefore, anchor)), { valid: true, subject: orgTriageAgent, errors: [] }, 'signed before the rotation, still verifies');
 
     const late = new Date(Date.parse(notAfter) + SKEW_MS + 1000);
     const statementsLapse = Math.min(...statementsOf(issuedBefore).map((statement) => statementClaims(statement).exp)) * 1000 + SKEW_MS;
@@ -277,7 +277,7 @@ describe('federation: three real registry processes', () => {
       2 * TTL_SECONDS * 1000,
       500,
     );
-    assert.deepEqual(await verifyTrustBundle(fresh, anchor, new Date(), { online: {} }), { valid: true, subject: orgTriageAgent, errors: [] });
+    assert.deepEqual(verdict(await verifyTrustBundle(fresh, anchor, new Date(), { online: {} })), { valid: true, subject: orgTriageAgent, errors: [] });
     assert.equal((await verifyTrustBundle(fresh, anchor, late)).valid, true, 'what the new key signed is unaffected by the old key’s not_after');
   });
 
@@ -379,3 +379,8 @@ describe('federation: three real registry processes', () => {
     assert.equal(bundle.body.error.code, 'REGISTRY_REVOKED');
   });
 });
+
+/** The outcome without the steps that explain it. */
+function verdict({ steps: _steps, ...rest }: BundleVerification) {
+  return rest;
+}

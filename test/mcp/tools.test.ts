@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createRegistryClient } from '../../src/mcp/registry-client.ts';
+import { createRegistryClient } from '../../src/client/registry-client.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { registrationBody } from '../../src/mcp/tools/register.ts';
 import { PROTOCOLS, PURPOSES_OF_USE } from '../../src/mcp/tools/vocabulary.ts';
 import { PURPOSES_OF_USE as REGISTRY_PURPOSES } from '../../src/registry/agents/agent-record.ts';
-import { readResult } from './helpers.ts';
+import { readResult } from '../mcp/helpers.ts';
 
 type Sent = { method: string; url: string; headers: Record<string, string>; body: unknown };
 const KEY = `rk_${'x'.repeat(40)}`;
@@ -29,7 +29,7 @@ async function connectInMemory(t: TestContext): Promise<{ client: Client; sent: 
   }) as typeof fetch;
   const registry = createRegistryClient({
     baseUrl: 'http://registry.test/',
-    apiKey: KEY,
+    credential: KEY,
     timeoutMs: 5000,
     fetch: fakeFetch,
   });

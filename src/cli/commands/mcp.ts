@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { loadMcpConfig } from '../../mcp/mcp-config.ts';
 import { probeRegistry } from '../../mcp/probe-registry.ts';
-import { createRegistryClient } from '../../mcp/registry-client.ts';
+import { createRegistryClient } from '../../client/registry-client.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { MCP_PATHS, startHttpService } from '../../mcp/transports/http.ts';
 import { serveStdio } from '../../mcp/transports/stdio.ts';
@@ -50,7 +50,7 @@ export const mcpCommand: WardCommand = {
     const config = loadMcpConfig();
     const registry = createRegistryClient({
       baseUrl: config.REGISTRY_URL,
-      apiKey: config.REGISTRY_API_KEY,
+      credential: config.REGISTRY_API_KEY,
       timeoutMs: config.MCP_REGISTRY_TIMEOUT_MS,
       userAgent: `ward-mcp/${packageJson.version}`,
     });

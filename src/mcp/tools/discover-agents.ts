@@ -34,5 +34,5 @@ export const discoverAgentsTool = defineTool({
     'Use an agent_id from the results with the route tool. Never put patient data in the arguments.',
   inputSchema: DiscoverAgentsArguments,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  call: (args, registry, signal) => registry.discover(args, signal),
+  call: (args, registry, signal) => registry.discover(args, { signal }),
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import type { RegistrationBody } from '../registry-client.ts';
+import type { Static } from 'typebox';
+import type { RegisterAgentBody } from '../../registry/schemas/agent-schemas.ts';
 import { defineTool } from './ward-tool.ts';
 import { DEFAULT_PROTOCOL, PROTOCOLS, StringEnum } from './vocabulary.ts';
 
@@ -38,7 +39,7 @@ export function registrationBody(args: {
   capabilities: string[];
   protocol?: string;
   description?: string;
-}): RegistrationBody {
+}): Static<typeof RegisterAgentBody> {
   const protocol = args.protocol ?? DEFAULT_PROTOCOL;
   return {
     display_name: args.display_name,
@@ -60,5 +61,5 @@ export const registerTool = defineTool({
     'trust_validation. The agent belongs to the organisation of the API key. Never put patient data in the arguments.',
   inputSchema: RegisterArguments,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  call: (args, registry, signal) => registry.register(registrationBody(args), randomUUID(), signal),
+  call: (args, registry, signal) => registry.registerAgent(registrationBody(args), { idempotencyKey: randomUUID(), signal }),
 });

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { RouteRequest } from '../registry-client.ts';
+import type { Static } from 'typebox';
+import type { RouteBody } from '../../registry/schemas/discovery-schemas.ts';
 import { defineTool } from './ward-tool.ts';
 import { PURPOSES_OF_USE, StringEnum } from './vocabulary.ts';
 
@@ -32,9 +33,9 @@ export const routeTool = defineTool({
   inputSchema: RouteArguments,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   call(args, registry, signal) {
-    const body: RouteRequest = { target: args.target_agent_id };
+    const body: Static<typeof RouteBody> = { target: args.target_agent_id };
     if (args.caller_jurisdiction !== undefined) body.caller_jurisdiction = args.caller_jurisdiction;
     if (args.purpose_of_use !== undefined) body.purpose = { purpose_of_use: args.purpose_of_use };
-    return registry.route(body, signal);
+    return registry.route(body, { signal });
   },
 });

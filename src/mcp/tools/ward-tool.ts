@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Static, TObject } from 'typebox';
 import { errorEnvelope } from '../../core/errors.ts';
-import type { RegistryAnswer, RegistryClient } from '../registry-client.ts';
+import type { RegistryAnswer, RegistryClient } from '../../client/registry-client.ts';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -72,7 +72,7 @@ function refusal(tool: string, errors: readonly ErrorObject[]): RegistryAnswer {
       errors: errors.map(toIssue),
     },
   );
-  return { ok: false, status: null, text: JSON.stringify(envelope), envelope };
+  return { ok: false, status: null, headers: null, text: JSON.stringify(envelope), envelope };
 }
 
 /**

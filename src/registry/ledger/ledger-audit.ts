@@ -28,6 +28,11 @@ export type LedgerAuditOptions = {
   /** Download every entry and recompute the root from the leaves (O(n); for audits). */
   full?: boolean;
   fetch?: typeof fetch;
+  /**
+   * Reads one registry path as JSON, throwing when the answer is not a success: for callers that reach
+   * the registry with a credential through their own client (the console). Default: `fetch` on `baseUrl`.
+   */
+  read?: (path: string) => Promise<unknown>;
 };
 
 export type AuditCheck = { name: string; ok: boolean; detail: string };
@@ -46,7 +51,7 @@ export async function auditLedger(options: LedgerAuditOptions): Promise<LedgerAu
   const checks: AuditCheck[] = [];
   const pass = (name: string, detail: string) => checks.push({ name, ok: true, detail });
   const fail = (name: string, detail: string) => checks.push({ name, ok: false, detail });
-  const get = getter(options.baseUrl, options.fetch ?? fetch);
+  const get = options.read ?? getter(options.baseUrl, options.fetch ?? fetch);
   try {
     const jwks = (await get('/.well-known/jwks.json')) as { keys: JWK[] };
     const document = (await get('/v1/transparency/sth')) as SignedTreeHeadDocument;

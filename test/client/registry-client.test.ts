@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { createRegistryClient } from '../../src/mcp/registry-client.ts';
-import { closedPort, startMcpTestRegistry } from './helpers.ts';
+import { createRegistryClient } from '../../src/client/registry-client.ts';
+import { closedPort, startMcpTestRegistry } from '../mcp/helpers.ts';
 
 /** A plain HTTP server standing in for something that is not a healthy registry; closed when the test ends. */
 async function stubServer(
@@ -38,7 +38,7 @@ describe('registry client', () => {
     }) as typeof fetch;
     const client = createRegistryClient({
       baseUrl: registry.baseUrl,
-      apiKey: registry.key,
+      credential: registry.key,
       timeoutMs: 10_000,
       fetch: recordingFetch,
     });
@@ -51,7 +51,7 @@ describe('registry client', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.text, bodies[1]);
     assert.equal(missing.ok ? undefined : missing.envelope.error.code, 'AGENT_NOT_FOUND');
-    const created = await client.register(
+    const created = await client.registerAgent(
       {
         display_name: 'Client test',
         jurisdiction: 'GB',
@@ -59,14 +59,14 @@ describe('registry client', () => {
         capabilities: { skills: ['c.test'], protocols: ['mesh-a2a-jsonrpc'] },
         trust: { certificates: [], signatures: [], attestations: [] },
       },
-      randomUUID(),
+      { idempotencyKey: randomUUID() },
     );
     assert.equal(created.status, 201);
   });
 
   test('a registry that does not answer in time gives a retryable SERVICE_UNAVAILABLE envelope', async (t) => {
     const silent = await stubServer(t, () => {});
-    const client = createRegistryClient({ baseUrl: silent.url, apiKey: ANY_KEY, timeoutMs: 200 });
+    const client = createRegistryClient({ baseUrl: silent.url, credential: ANY_KEY, timeoutMs: 200 });
     const answer = await client.discover({ capability: 'x.y' });
     assert.equal(answer.ok, false);
     assert.equal(answer.status, null);
@@ -76,15 +76,15 @@ describe('registry client', () => {
     assert.deepEqual(envelope.error.details, { registry_url: silent.url, cause: 'timeout', timeout_ms: 200 });
   });
 
-  test('a call cancelled by the MCP client ends at once, without waiting for the timeout', async (t) => {
+  test('a call cancelled by its caller ends at once, without waiting for the timeout', async (t) => {
     const silent = await stubServer(t, () => {});
-    const client = createRegistryClient({ baseUrl: silent.url, apiKey: ANY_KEY, timeoutMs: 60_000 });
+    const client = createRegistryClient({ baseUrl: silent.url, credential: ANY_KEY, timeoutMs: 60_000 });
     const controller = new AbortController();
-    const pending = client.route({ target: 'registry://gb/agents/x' }, controller.signal);
+    const pending = client.route({ target: 'registry://gb/agents/x' }, { signal: controller.signal });
     controller.abort();
     const answer = await pending;
     assert.equal(answer.ok, false);
-    assert.match(JSON.parse(answer.text).error.message, /cancelled by the MCP client/);
+    assert.match(JSON.parse(answer.text).error.message, /cancelled/);
   });
 
   test('a redirect is not followed, so the key and the body go nowhere else', async (t) => {
@@ -92,8 +92,8 @@ describe('registry client', () => {
     const redirecting = await stubServer(t, (_request, response) =>
       response.writeHead(307, { location: `${elsewhere.url}/v1/agents` }).end(),
     );
-    const client = createRegistryClient({ baseUrl: redirecting.url, apiKey: ANY_KEY, timeoutMs: 5000 });
-    const answer = await client.register({} as never, randomUUID());
+    const client = createRegistryClient({ baseUrl: redirecting.url, credential: ANY_KEY, timeoutMs: 5000 });
+    const answer = await client.registerAgent({} as never, { idempotencyKey: randomUUID() });
     assert.equal(answer.ok, false);
     assert.equal(answer.status, 307);
     assert.match(
@@ -108,7 +108,7 @@ describe('registry client', () => {
       const status = request.url?.startsWith('/v1/route') ? 404 : 502;
       response.writeHead(status, { 'content-type': 'text/html' }).end('<html>Bad gateway</html>');
     });
-    const client = createRegistryClient({ baseUrl: `${proxy.url}/`, apiKey: ANY_KEY, timeoutMs: 5000 });
+    const client = createRegistryClient({ baseUrl: `${proxy.url}/`, credential: ANY_KEY, timeoutMs: 5000 });
     const gateway = await client.discover({ capability: 'x.y' });
     assert.equal(gateway.status, 502);
     assert.deepEqual(JSON.parse(gateway.text).error.details, { registry_url: proxy.url, status: 502 });
@@ -121,7 +121,7 @@ describe('registry client', () => {
   test('nothing listening: SERVICE_UNAVAILABLE naming the network error', async () => {
     const client = createRegistryClient({
       baseUrl: `http://127.0.0.1:${await closedPort()}`,
-      apiKey: ANY_KEY,
+      credential: ANY_KEY,
       timeoutMs: 5000,
     });
     const answer = await client.metadata();
