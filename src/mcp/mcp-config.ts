@@ -1,6 +1,6 @@
-import { isIP } from 'node:net';
 import { Type, type Static } from 'typebox';
 import { ConfigError, readEnvironment } from '../core/env-schema.ts';
+import { isLoopback } from '../core/http/loopback.ts';
 import { RAW_KEY_PATTERN } from '../registry/keys/api-key-format.ts';
 
 /** Port of the HTTP transports (SSE and streamable HTTP) unless `--port` or `MCP_PORT` says otherwise (contract §1). */
@@ -78,10 +78,3 @@ function checkRegistryUrl(raw: string, production: boolean): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** Whether a host name or address (as `URL.hostname` writes it) is this machine. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}

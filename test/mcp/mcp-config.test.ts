@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError } from '../../src/core/config.ts';
-import { isLoopback, loadMcpConfig } from '../../src/mcp/mcp-config.ts';
+import { isLoopback } from '../../src/core/http/loopback.ts';
+import { loadMcpConfig } from '../../src/mcp/mcp-config.ts';
 
 const KEY = `rk_${'Ab3'.repeat(14)}`;
 const base = { REGISTRY_URL: 'http://127.0.0.1:8080', REGISTRY_API_KEY: KEY };

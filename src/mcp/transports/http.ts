@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isLoopback } from '../mcp-config.ts';
+import { isLoopback } from '../../core/http/loopback.ts';
 
 /** Paths of the two HTTP transports on the one port. */
 export const MCP_PATHS = { streamableHttp: '/mcp', sse: '/sse', sseMessages: '/messages' } as const;

@@ -41,7 +41,12 @@ for (const backend of BACKENDS) {
       assert.deepEqual(body.evidence, { registry_id: 'registry://gb/registries/local', record_version: '1', delegation_chain: ['registry://gb/registries/local'] });
       const jwks = (await registry.call({ method: 'GET', url: '/.well-known/jwks.json' })).body;
       const verification = await verifyTrustBundle(body.trust_bundle, { jwks, registry_id: 'registry://gb/registries/local' });
-      assert.deepEqual(verification, { valid: true, subject: agent.agent_id, errors: [] });
+      const { steps, ...outcome } = verification;
+      assert.deepEqual(outcome, { valid: true, subject: agent.agent_id, errors: [] });
+      assert.deepEqual(
+        steps.map((step) => [step.name, step.status]),
+        [['Trust anchor', 'passed'], ['Delegation chain', 'passed'], ['Subject constraints', 'passed'], ['Bundle signature', 'passed']],
+      );
     });
 
     test('routing by capability picks the best-ranked agent that has an eligible endpoint', async (t) => {
