@@ -178,6 +178,29 @@ export function createRegistryClient(options: RegistryClientOptions) {
       request<AgentRecord>('PUT', `/v1/agents/${id(agentId)}`, { ...call, body }),
     changeAgentStatus: (agentId: string, action: StatusAction, reason: string | undefined, call: CallOptions = {}) =>
       request<AgentRecord>('POST', `/v1/agents/${id(agentId)}/${action}`, { ...call, body: reason === undefined ? {} : { reason } }),
+    /**
+     * Opens the change stream (contract §6) and hands back the live response, not its text: the
+     * caller reads or forwards the body as it arrives. Only the connection is bounded by the timeout;
+     * `call.signal` ends the stream.
+     */
+    async openEventStream(position: { cursor?: string | undefined; lastEventId?: string | undefined }, call: CallOptions = {}) {
+      const connect = AbortSignal.timeout(timeoutMs);
+      const stop = new AbortController();
+      const signal = call.signal ? AbortSignal.any([call.signal, stop.signal]) : stop.signal;
+      const abortOnConnectTimeout = () => stop.abort(connect.reason);
+      connect.addEventListener('abort', abortOnConnectTimeout, { once: true });
+      const headers: Record<string, string> = { ...baseHeaders, accept: 'text/event-stream', ...(position.lastEventId ? { 'last-event-id': position.lastEventId } : {}) };
+      try {
+        const response = await fetchImpl(`${baseUrl}/v1/events/stream${query({ cursor: position.cursor })}`, { headers, signal, redirect: 'manual' });
+        connect.removeEventListener('abort', abortOnConnectTimeout);
+        if (response.ok && response.body) return { ok: true as const, response };
+        return interpret<never>(response.status, response.headers, await response.text()) as Extract<RegistryAnswer, { ok: false }>;
+      } catch (error) {
+        connect.removeEventListener('abort', abortOnConnectTimeout);
+        if (connect.aborted) return unavailable(null, `The registry did not answer within ${timeoutMs} ms.`, { cause: 'timeout', timeout_ms: timeoutMs }) as Extract<RegistryAnswer, { ok: false }>;
+        return unavailable(null, `The registry could not be reached (${describe(error)}).`, { cause: describe(error) }) as Extract<RegistryAnswer, { ok: false }>;
+      }
+    },
     events: (filter: Static<typeof EventHistoryQuery> = {}, call: CallOptions = {}) =>
       request<Static<typeof EventHistorySchema>>('GET', `/v1/events${query(filter)}`, call),
 

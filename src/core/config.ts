@@ -68,6 +68,8 @@ export const ConfigSchema = Type.Object({
   REGISTRY_API_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),
   CONSOLE_PORT: Type.Integer({ ...Port, default: 3000 }),
+  /** The console's public origin (computer use drives it there); default http://127.0.0.1:$CONSOLE_PORT. */
+  CONSOLE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   GATEWAY_PORT: Type.Integer({ ...Port, default: 8100 }),
 });
 

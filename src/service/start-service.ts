@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { loadConsoleConfig } from '../console/console-config.ts';
+import { startConsole, type RunningConsole } from '../console/console-server.ts';
 import type { Config } from '../core/config.ts';
 import { startGateway, type RunningGateway } from '../mesh/gateway/gateway-server.ts';
 import type { MeshConfig } from '../mesh/mesh-config.ts';
@@ -8,31 +10,41 @@ import { seedMeshAgents } from './seed-mesh-agents.ts';
 export type RunningService = {
   readonly registry: FastifyInstance;
   readonly gateway: RunningGateway;
+  readonly console: RunningConsole;
   readonly agentIds: readonly string[];
   close(): Promise<void>;
 };
 
 /**
- * The whole service on one machine (contract §1, `ward start`): the registry, the mesh gateway, and
- * the shipped agents registered with endpoints at the gateway. The console joins it in its release.
+ * The whole service on one machine (contract §1, `ward start`): the registry, the admin console, the
+ * mesh gateway, and the shipped agents registered with endpoints at the gateway. The console reads
+ * its own settings from `env` (docs/console.md) and is pointed at the registry and gateway started
+ * here, whatever ports they got.
  */
-export async function startService(config: Config, meshConfig: MeshConfig): Promise<RunningService> {
+export async function startService(config: Config, meshConfig: MeshConfig, env: Record<string, string | undefined> = process.env): Promise<RunningService> {
   const registry = await startRegistry(config);
   let gateway: RunningGateway | undefined;
+  let console: RunningConsole | undefined;
   try {
     gateway = await startGateway(meshConfig);
+    console = await startConsole(
+      loadConsoleConfig({ CONSOLE_LOG_LEVEL: env.REGISTRY_LOG_LEVEL, ...env, REGISTRY_URL: registry.ward.baseUrl(), GATEWAY_URL: gateway.url }),
+    );
     const agentIds = await seedMeshAgents(registry.ward, gateway.url, registry.ward.clock);
-    const running = gateway;
+    const running = { gateway, console };
     return {
       registry,
-      gateway: running,
+      gateway: running.gateway,
+      console: running.console,
       agentIds,
       close: async () => {
-        await running.close();
+        await running.console.close();
+        await running.gateway.close();
         await registry.close();
       },
     };
   } catch (error) {
+    await console?.close();
     await gateway?.close();
     await registry.close();
     throw error;

@@ -13,8 +13,8 @@ const CALLER = 'did:web:localhost:agents:flow-test';
 describe('ward start: the standard flow', () => {
   test('discover by capability, route, tasks/send through the gateway, tasks/get until completed', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'ward-flow-'));
-    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
-    const service = await startService(loadConfig(env), loadMeshConfig(env));
+    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', CONSOLE_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
+    const service = await startService(loadConfig(env), loadMeshConfig(env), env);
     t.after(async () => {
       await service.close();
       rmSync(dir, { recursive: true, force: true });
@@ -60,12 +60,12 @@ describe('ward start: the standard flow', () => {
   test('starting again on the same data keeps one registration per agent and follows a new gateway port', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'ward-flow-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
-    const first = await startService(loadConfig(env), loadMeshConfig(env));
+    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', CONSOLE_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
+    const first = await startService(loadConfig(env), loadMeshConfig(env), env);
     const firstIds = first.agentIds;
     const firstGateway = first.gateway.url;
     await first.close();
-    const second = await startService(loadConfig(env), loadMeshConfig(env));
+    const second = await startService(loadConfig(env), loadMeshConfig(env), env);
     t.after(() => second.close());
     assert.deepEqual(second.agentIds, firstIds);
     const agents = ((await (await fetch(`${second.registry.ward.baseUrl()}/v1/agents?limit=100`)).json()) as any).agents;

@@ -6,14 +6,15 @@ import type { WardCommand } from '../command.ts';
 
 export const startCommand: WardCommand = {
   name: 'start',
-  summary: 'start the registry and the mesh gateway on the embedded default, register the mesh agents, print the URLs',
+  summary: 'start the registry, the admin console and the mesh gateway on the embedded default, register the mesh agents, print the URLs',
   async run() {
     const service = await startService(loadConfig(), loadMeshConfig());
-    closeOnSignals([service.registry, service.gateway.app]);
+    closeOnSignals([service.console.app, service.registry, service.gateway.app]);
     const registryUrl = service.registry.ward.baseUrl();
     console.log(
       [
         `Ward registry:  ${registryUrl}  (OpenAPI: ${registryUrl}/v1/openapi.json)`,
+        `Admin console:  ${service.console.url}${service.console.openAccess ? '  (development: open without sign-in)' : ''}`,
         `Mesh gateway:   ${service.gateway.url}  (agents at ${service.gateway.url}/rpc/<alias>)`,
         `Mesh agents registered: ${service.agentIds.join(', ')}`,
       ].join('\n'),

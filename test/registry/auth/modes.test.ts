@@ -143,7 +143,7 @@ describe('authentication modes through the registry', () => {
       [oauth.allowInsecureRequests]: true,
       [oauth.customFetch]: (url, init) => {
         captured = new Headers(init.headers);
-        return fetch(url, init);
+        return fetch(url, init as RequestInit);
       },
     });
     assert.equal(response.status, 200);

@@ -78,7 +78,7 @@ for (const backend of BACKENDS) {
       await registerOverHttp(baseUrl, 'Recent');
       await pruneExpiredEvents(storage, clock, 30);
 
-      for (const headers of [{}, { 'last-event-id': '3' }]) {
+      for (const headers of [{}, { 'last-event-id': '3' }] as Record<string, string>[]) {
         const response = await fetch(`${baseUrl}/v1/events/stream?cursor=1`, { headers });
         assert.equal(response.status, 410);
         const body = (await response.json()) as any;

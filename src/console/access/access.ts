@@ -1,0 +1,172 @@
+/**
+ * Who may use the console, and as whom it calls the registry (docs/console.md, "Access").
+ *
+ * In development (`REGISTRY_AUTH_MODE=disabled`, loopback bind) every page opens without sign-in and
+ * says so in a banner. Otherwise a person signs in with an API key holding `registry:admin` (or, in
+ * `jwt` mode, an access token): the console asks the registry who that credential is (`GET
+ * /v1/caller`) and keeps it in a server-side session behind an HttpOnly, SameSite=Strict cookie. The
+ * credential never reaches the browser again, and every registry call of the session is made with it,
+ * so the registry's own scopes, limits, PHI guard and ledger apply to what the console does.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RegistryClient } from '../../client/registry-client.ts';
+import type { ConsoleConfig } from '../console-config.ts';
+import { html } from '../views/html.ts';
+import type { Viewer } from '../views/layout.ts';
+import { Problem } from '../views/parts.ts';
+import { sendPage } from '../views/send-page.ts';
+
+declare module 'fastify' {
+  interface Session {
+    credential?: string;
+    viewer?: Viewer;
+    signedInAt?: number;
+    seenAt?: number;
+  }
+  interface FastifyRequest {
+    /** The registry client acting as this request's viewer. */
+    registry: RegistryClient;
+    viewer: Viewer;
+  }
+}
+
+const ADMIN_SCOPE = 'registry:admin';
+const ALL_SCOPES = ['registry:read', 'registry:write', 'registry:admin'];
+
+/** Why the sign-in page is shown, as a person reads it. */
+const REASONS: Record<string, string> = {
+  expired: 'Your session expired. Sign in again to go on.',
+  revoked: 'The registry no longer accepts the credential this session used. Sign in with a current one.',
+  signed_out: 'You are signed out.',
+};
+
+/** Paths that open without a session. */
+const PUBLIC_PATHS = new Set(['/sign-in', '/livez']);
+
+export function registerAccess(app: FastifyInstance, config: ConsoleConfig, registry: RegistryClient): void {
+  const idleMs = config.CONSOLE_SESSION_IDLE_MINUTES * 60_000;
+  const maxMs = config.CONSOLE_SESSION_MAX_HOURS * 3_600_000;
+  app.decorateRequest('registry', null as unknown as RegistryClient);
+  app.decorateRequest('viewer', null as unknown as Viewer);
+
+  // A form posted from another origin is refused before its CSRF token is even looked at.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    const origin = request.headers.origin;
+    if (origin === undefined) return;
+    const own = `${request.protocol}://${request.headers.host ?? ''}`;
+    if (origin !== own && !config.allowedOrigins.includes(origin)) {
+      return sendPage(request, reply, { title: 'Refused', status: 403 }, html`<p role="alert">This form was sent from another site (${origin}) and was refused.</p>`);
+    }
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (path.startsWith('/static/') || PUBLIC_PATHS.has(path)) return;
+    if (config.openAccess) {
+      request.registry = registry;
+      request.viewer = { label: 'Development (no sign-in)', scopes: ALL_SCOPES, openAccess: true };
+      return;
+    }
+    const { credential, viewer, signedInAt, seenAt } = request.session;
+    if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, undefined);
+    const now = Date.now();
+    if (now - seenAt > idleMs || now - signedInAt > maxMs) {
+      await request.session.destroy();
+      return toSignIn(request, reply, 'expired');
+    }
+    request.session.set('seenAt', now);
+    request.registry = registry.as(credential);
+    request.viewer = viewer;
+  });
+
+  // Every form, on every page, carries the session's CSRF token; no POST handler runs without it.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
+    app.csrfProtection(request, reply, done);
+  });
+
+  app.get<{ Querystring: { next?: string; reason?: string } }>('/sign-in', async (request, reply) => {
+    if (config.openAccess) return reply.redirect('/dashboard', 303);
+    return signInPage(request, reply, { next: safeNext(request.query.next), notice: REASONS[request.query.reason ?? ''] });
+  });
+
+  app.post<{ Body: { credential?: string; next?: string } }>('/sign-in', async (request, reply) => {
+    if (config.openAccess) return reply.redirect('/dashboard', 303);
+    const next = safeNext(request.body?.next);
+    const credential = (request.body?.credential ?? '').trim();
+    if (!credential) return signInPage(request, reply, { next, error: 'Enter an API key or an access token.', status: 422 });
+    const answer = await registry.as(credential).caller();
+    if (!answer.ok) {
+      if (answer.status === 401) return signInPage(request, reply, { next, error: 'The registry did not accept this credential: it is unknown, expired or revoked.', status: 401 });
+      return signInPage(request, reply, { next, problem: answer, status: answer.status === null ? 503 : answer.status });
+    }
+    const caller = answer.body;
+    if (!caller.scopes.includes(ADMIN_SCOPE)) {
+      return signInPage(request, reply, {
+        next,
+        error: `This credential is valid but holds ${caller.scopes.join(', ') || 'no scope'}; the console needs ${ADMIN_SCOPE}.`,
+        status: 403,
+      });
+    }
+    // A new session id at sign-in, so an id planted before it (session fixation) is worth nothing.
+    await request.session.regenerate();
+    const now = Date.now();
+    request.session.set('credential', credential);
+    request.session.set('viewer', { label: `${caller.kind === 'api_key' ? 'Key' : caller.kind} ${caller.credential_id}${caller.org_id ? ` · ${caller.org_id}` : ''}`, scopes: caller.scopes, openAccess: false });
+    request.session.set('signedInAt', now);
+    request.session.set('seenAt', now);
+    request.log.info({ credential_id: caller.credential_id }, 'console sign-in');
+    return reply.redirect(next, 303);
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    await request.session.destroy();
+    return reply.redirect('/sign-in?reason=signed_out', 303);
+  });
+}
+
+/**
+ * What a page does when the registry refuses the session's credential (revoked or expired meanwhile):
+ * the session ends and the person is asked to sign in again, back to where they were.
+ */
+export async function endRevokedSession(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  await request.session.destroy();
+  return toSignIn(request, reply, 'revoked');
+}
+
+function toSignIn(request: FastifyRequest, reply: FastifyReply, reason: string | undefined): FastifyReply {
+  const next = request.method === 'GET' ? request.url : '/dashboard';
+  const query = new URLSearchParams({ next, ...(reason ? { reason } : {}) });
+  // htmx refreshes a section with a GET: send the whole page to the sign-in form instead.
+  if (request.headers['hx-request']) return reply.header('hx-redirect', `/sign-in?${query}`).code(204).send();
+  return reply.redirect(`/sign-in?${query}`, 303);
+}
+
+/** Only a path on this console, never another site (an open redirect). */
+function safeNext(value: string | undefined): string {
+  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/dashboard';
+}
+
+type SignInState = { next: string; notice?: string | undefined; error?: string; problem?: Parameters<typeof Problem>[0]; status?: number };
+
+function signInPage(request: FastifyRequest, reply: FastifyReply, state: SignInState) {
+  return sendPage(
+    request,
+    reply,
+    { title: 'Sign in', status: state.status ?? 200 },
+    html`<div class="narrow">
+      ${state.notice && html`<p class="notice notice-info" role="status">${state.notice}</p>`}
+      ${state.error && html`<p class="problem" role="alert" id="sign-in-error">${state.error}</p>`}
+      ${state.problem && html`<${Problem} ...${state.problem} />`}
+      <form method="post" action="/sign-in" class="panel stack" aria-describedby=${state.error ? 'sign-in-error' : undefined}>
+        <input type="hidden" name="_csrf" value=${reply.generateCsrf()} />
+        <input type="hidden" name="next" value=${state.next} />
+        <label for="credential">API key or access token</label>
+        <input id="credential" name="credential" type="password" autocomplete="off" required spellcheck="false" aria-describedby="credential-help" />
+        <p id="credential-help" class="muted small">An administrator's key (<code>rk_…</code>, holding <code>registry:admin</code>), or an access token when the registry runs in <code>jwt</code> mode. It stays on the console's server; the browser gets only a session cookie.</p>
+        <button type="submit">Sign in</button>
+      </form>
+    </div>`,
+  );
+}

@@ -1,0 +1,212 @@
+/**
+ * The console's alerts (docs/console.md, "Alert rules"): conditions derived from what the registry
+ * already knows, read through its API each time a page asks, so an alert is open exactly while its
+ * condition holds and nothing has to be acknowledged or stored. Each says when it started and links
+ * to what it concerns.
+ */
+import { decodeJwt } from 'jose';
+import type { RegistryClient } from '../../client/registry-client.ts';
+import type { SignedTreeHeadDocument } from '../../registry/ledger/ledger-verifier.ts';
+import { auditLedger } from '../../registry/ledger/ledger-audit.ts';
+import type { Failure } from '../pages/page-kit.ts';
+
+export type AlertSeverity = 'critical' | 'warning' | 'info';
+
+export type Alert = {
+  /** Stable for one condition on one thing, e.g. `endpoint_down:registry://gb/agents/01…#0`. */
+  id: string;
+  rule: AlertRule;
+  severity: AlertSeverity;
+  title: string;
+  detail: string;
+  /** When the condition began, as far as the registry's data tells; null when it does not. */
+  since: string | null;
+  /** The console page of what it concerns. */
+  href: string;
+};
+
+export const ALERT_RULES = {
+  endpoint_down: 'An active agent’s endpoint failed its health probe (critical).',
+  endpoint_flapping: `An endpoint changed health 3 or more times in the last hour (warning).`,
+  trust_expiring: 'An agent’s trust evidence expires within 30 days (warning), or has expired (critical).',
+  delegation_expiring: 'This registry’s delegation statement from its parent has expired (critical) or has less than a fifth of its life left (warning): the refresh from the parent is failing.',
+  child_revoked: 'A child registry of this one is revoked (info): federated discovery no longer asks it.',
+  key_quota: 'An active API key has used 90 % or more of its daily request quota (warning; critical at 100 %).',
+  ledger_unverified: 'The transparency ledger’s signed tree head does not verify, or does not extend the last one this console verified (critical).',
+} as const;
+
+export type AlertRule = keyof typeof ALERT_RULES;
+
+const SEVERITY_ORDER: Record<AlertSeverity, number> = { critical: 0, warning: 1, info: 2 };
+const DAY_MS = 86_400_000;
+const QUOTA_WARNING = 0.9;
+
+const ulidOf = (uri: string) => uri.slice(uri.lastIndexOf('/') + 1);
+
+/**
+ * The last tree head each registry's ledger was verified at, and when a failure was first seen: what
+ * makes "does not extend the last one" checkable. Process memory; a restart starts over.
+ */
+const ledgerMemory = new Map<string, { head?: SignedTreeHeadDocument; failingSince?: string }>();
+
+export type AlertReport = { alerts: Alert[]; failures: Failure[]; checkedAt: string };
+
+export async function collectAlerts(registry: RegistryClient, now: Date = new Date()): Promise<AlertReport> {
+  const [overview, revoked, metadata, keys, tiers, usage] = await Promise.all([
+    registry.overview(),
+    registry.listRegistries({ status: 'revoked', limit: 100 }),
+    registry.metadata(),
+    registry.listApiKeys({ limit: 100 }),
+    registry.tiers(),
+    registry.usage({ since: new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS).toISOString(), until: now.toISOString() }),
+  ]);
+  const alerts: Alert[] = [];
+  const failures: Failure[] = [];
+  for (const answer of [overview, revoked, metadata, keys, tiers, usage]) if (!answer.ok) failures.push(answer);
+
+  if (overview.ok) {
+    const o = overview.body;
+    for (const endpoint of o.endpoints_down) {
+      alerts.push({
+        id: `endpoint_down:${endpoint.agent_id}#${endpoint.endpoint_index}`,
+        rule: 'endpoint_down',
+        severity: 'critical',
+        title: `${endpoint.display_name ?? endpoint.agent_id}: endpoint down`,
+        detail: `${endpoint.url} failed its health probe${endpoint.reason ? `: ${endpoint.reason}` : ''}.`,
+        since: endpoint.down_since ?? endpoint.checked_at,
+        href: `/agents/${ulidOf(endpoint.agent_id)}`,
+      });
+    }
+    for (const endpoint of o.endpoints_flapping) {
+      alerts.push({
+        id: `endpoint_flapping:${endpoint.agent_id}#${endpoint.endpoint_index}`,
+        rule: 'endpoint_flapping',
+        severity: 'warning',
+        title: `${endpoint.display_name ?? endpoint.agent_id}: endpoint flapping`,
+        detail: `${endpoint.url} changed health ${endpoint.changes_last_hour} times in the last hour.`,
+        since: new Date(now.getTime() - 3_600_000).toISOString(),
+        href: `/agents/${ulidOf(endpoint.agent_id)}`,
+      });
+    }
+    for (const agent of o.trust_expiring) {
+      const expired = Date.parse(agent.expires_at) <= now.getTime();
+      alerts.push({
+        id: `trust_expiring:${agent.agent_id}`,
+        rule: 'trust_expiring',
+        severity: expired ? 'critical' : 'warning',
+        title: `${agent.display_name}: trust evidence ${expired ? 'expired' : 'expiring'}`,
+        detail: `Its trust material ${expired ? 'expired' : 'expires'} at ${agent.expires_at}.`,
+        since: expired ? agent.expires_at : new Date(Date.parse(agent.expires_at) - 30 * DAY_MS).toISOString(),
+        href: `/agents/${ulidOf(agent.agent_id)}`,
+      });
+    }
+  }
+
+  if (revoked.ok) {
+    for (const child of revoked.body.registries) {
+      alerts.push({
+        id: `child_revoked:${child.registry_id}`,
+        rule: 'child_revoked',
+        severity: 'info',
+        title: `Child registry ${child.display_name} is revoked`,
+        detail: child.revocation_reason ? `Reason: ${child.revocation_reason}` : 'No reason was given.',
+        since: child.revoked_at,
+        href: '/federation',
+      });
+    }
+  }
+
+  if (metadata.ok) alerts.push(...(await delegationAlerts(registry, String(metadata.body.registry_id), String(metadata.body.tier), now, failures)));
+
+  if (keys.ok && tiers.ok && usage.ok) {
+    const daily = new Map(tiers.body.tiers.map((tier) => [tier.name, tier.requests_per_day]));
+    const used = new Map(usage.body.keys.map((key) => [key.key_id, key.totals.general]));
+    for (const key of keys.body.api_keys) {
+      if (!key.active) continue;
+      const override = (key.limits as { requests_per_day?: number | null } | null)?.requests_per_day;
+      const limit = override ?? daily.get(key.tier) ?? null;
+      const count = used.get(key.key_id) ?? 0;
+      if (!limit || count < limit * QUOTA_WARNING) continue;
+      alerts.push({
+        id: `key_quota:${key.key_id}`,
+        rule: 'key_quota',
+        severity: count >= limit ? 'critical' : 'warning',
+        title: `Key ${key.display_name} at ${Math.floor((count / limit) * 100)} % of its daily quota`,
+        detail: `${count} of ${limit} requests today (UTC) for ${key.org_id}, tier ${key.tier}.`,
+        since: null,
+        href: '/settings#api-keys',
+      });
+    }
+  }
+
+  const ledger = await ledgerAlert(registry, now);
+  if (ledger) alerts.push(ledger);
+
+  alerts.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.since ?? '').localeCompare(b.since ?? ''));
+  return { alerts, failures, checkedAt: now.toISOString() };
+}
+
+/** This registry's own place in the chain: each statement above it, read from its own trust bundle. */
+async function delegationAlerts(registry: RegistryClient, registryId: string, tier: string, now: Date, failures: Failure[]): Promise<Alert[]> {
+  if (tier === 'root') return [];
+  const bundle = await registry.trustBundle(registryId);
+  if (!bundle.ok) {
+    // A child that has not been registered with a parent yet has no chain: nothing to alert on.
+    if (bundle.status !== 404 && bundle.status !== 403) failures.push(bundle);
+    return [];
+  }
+  const alerts: Alert[] = [];
+  bundle.body.statements.forEach((statement, index) => {
+    let claims: { iat?: number; exp?: number; iss?: string; sub?: string };
+    try {
+      claims = decodeJwt(statement);
+    } catch {
+      return;
+    }
+    if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return;
+    const left = claims.exp * 1000 - now.getTime();
+    const life = (claims.exp - claims.iat) * 1000;
+    if (left > life / 5) return;
+    alerts.push({
+      id: `delegation_expiring:${claims.iss ?? index}->${claims.sub ?? ''}`,
+      rule: 'delegation_expiring',
+      severity: left <= 0 ? 'critical' : 'warning',
+      title: `Delegation statement ${left <= 0 ? 'expired' : 'near expiry'}: ${claims.iss ?? '?'} → ${claims.sub ?? '?'}`,
+      detail: `It ${left <= 0 ? 'expired' : 'expires'} at ${new Date(claims.exp * 1000).toISOString()}; the refresh from the parent should have replaced it by now.`,
+      since: new Date(claims.exp * 1000 - life / 5).toISOString(),
+      href: '/federation',
+    });
+  });
+  return alerts;
+}
+
+async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert | undefined> {
+  const memory = ledgerMemory.get(registry.baseUrl) ?? {};
+  const report = await auditLedger({
+    baseUrl: registry.baseUrl,
+    previous: memory.head,
+    read: async (path) => {
+      const answer = await registry.request('GET', path);
+      if (!answer.ok) throw new Error(`GET ${path} answered ${answer.status ?? 'nothing'} ${answer.envelope.error.code}`);
+      return answer.body;
+    },
+  });
+  const unreachable = report.checks.some((check) => check.name === 'registry');
+  if (report.ok && report.treeHead) {
+    ledgerMemory.set(registry.baseUrl, { head: report.treeHead });
+    return undefined;
+  }
+  if (unreachable) return undefined; // reported with the other failed reads, not as a broken ledger
+  const failingSince = memory.failingSince ?? now.toISOString();
+  ledgerMemory.set(registry.baseUrl, { ...memory, failingSince });
+  const failedCheck = report.checks.find((check) => !check.ok);
+  return {
+    id: 'ledger_unverified',
+    rule: 'ledger_unverified',
+    severity: 'critical',
+    title: 'The transparency ledger does not verify',
+    detail: failedCheck ? `${failedCheck.name}: ${failedCheck.detail}` : 'A check failed.',
+    since: failingSince,
+    href: '/audit',
+  };
+}

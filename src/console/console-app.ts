@@ -1,0 +1,111 @@
+/**
+ * The admin console (docs/console.md): nine server-rendered pages over the registry's public API.
+ * It holds no storage of its own beyond its sessions, and it never bypasses the registry: every read
+ * and every action is a registry call made with the signed-in person's own credential.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import fastifySession from '@fastify/session';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
+import { registerAccess } from './access/access.ts';
+import { BoundedSessionStore } from './access/session-store.ts';
+import type { ConsoleConfig } from './console-config.ts';
+import { registerLive } from './live.ts';
+import { registerPages } from './pages/index.ts';
+import { html } from './views/html.ts';
+import { sendPage } from './views/send-page.ts';
+
+export type ConsoleOptions = {
+  config: ConsoleConfig;
+  logger?: FastifyServerOptions['logger'];
+  /** The registry client (default: one for REGISTRY_URL). */
+  registry?: RegistryClient;
+  https?: { cert: Buffer; key: Buffer } | undefined;
+};
+
+/**
+ * The page's own origin only, no inline script or style, no framing, forms post only here: text
+ * that reached a page as markup could not run, and the console cannot be clickjacked.
+ */
+export const CONSOLE_CSP = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+  'base-uri': ["'none'"],
+};
+
+const require = createRequire(import.meta.url);
+const STATIC_FILES: ReadonlyArray<readonly [name: string, path: string | URL, type: string]> = [
+  ['console.css', new URL('./web/console.css', import.meta.url), 'text/css; charset=utf-8'],
+  ['console.js', new URL('./web/console.js', import.meta.url), 'text/javascript; charset=utf-8'],
+  ['favicon.svg', new URL('./web/favicon.svg', import.meta.url), 'image/svg+xml'],
+  ['htmx.min.js', require.resolve('htmx.org/dist/htmx.min.js'), 'text/javascript; charset=utf-8'],
+];
+
+export async function buildConsole(options: ConsoleOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.CONSOLE_LOG_LEVEL },
+    ...(options.https ? { https: options.https } : {}),
+    bodyLimit: 64 * 1024,
+    trustProxy: false,
+  });
+  const registry =
+    options.registry ?? createRegistryClient({ baseUrl: config.REGISTRY_URL, timeoutMs: config.CONSOLE_REGISTRY_TIMEOUT_MS, userAgent: 'ward-console' });
+  const store = new BoundedSessionStore({ maxAgeMs: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 });
+  app.addHook('onClose', async () => store.close());
+
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
+    hsts: config.secureCookies ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    referrerPolicy: { policy: 'same-origin' },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
+  await app.register(fastifyCookie);
+  await app.register(fastifySession, {
+    // Sessions live in this process only, so a secret of its own, new at each start, is enough.
+    secret: randomBytes(32).toString('base64url'),
+    cookieName: config.secureCookies ? '__Host-ward_console' : 'ward_console',
+    cookie: { httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/', maxAge: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 },
+    saveUninitialized: false,
+    store,
+  });
+  await app.register(fastifyCsrf, { sessionPlugin: '@fastify/session' });
+
+  for (const [name, path, type] of STATIC_FILES) {
+    const body = readFileSync(path);
+    app.get(`/static/${name}`, async (_request, reply) => reply.type(type).header('cache-control', 'no-cache').send(body));
+  }
+  app.get('/livez', async () => ({ status: 'ok' }));
+
+  registerAccess(app, config, registry);
+  registerLive(app);
+  registerPages(app, { config });
+  app.get('/', async (_request, reply) => reply.redirect('/dashboard', 302));
+
+  app.setNotFoundHandler(async (request, reply) =>
+    sendPage(request, reply, { title: 'No such page', status: 404 }, html`<p>There is no page at this address. The <a href="/dashboard">dashboard</a> links to every page.</p>`),
+  );
+  app.setErrorHandler(async (error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (error.code?.startsWith('FST_CSRF')) {
+      return sendPage(request, reply, { title: 'Form refused', status: 403 },
+        html`<p role="alert">This form was refused: it carried no valid security token (it may be stale, or sent from elsewhere). Go back, reload the page and try again.</p>`);
+    }
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'console page failed');
+    return sendPage(request, reply, { title: status === 500 ? 'Something went wrong' : 'Request refused', status },
+      html`<p role="alert">${status === 500 ? 'The console failed to build this page. The error is in its log.' : 'The request could not be read.'}</p>`);
+  });
+  return app;
+}

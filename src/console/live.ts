@@ -1,0 +1,41 @@
+/**
+ * `GET /live`: the registry's change stream (contract §6) passed through to the browser, so pages
+ * update without a reload (web/console.js turns each event into a refresh of the live sections). The
+ * browser never holds a registry credential: the console opens the stream with the session's.
+ * Resuming is the registry's own: `Last-Event-ID` (an EventSource reconnecting) or `?cursor=` (the
+ * page reopening after a failure) is passed on, so a dropped connection misses no event.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
+import type { FastifyInstance } from 'fastify';
+import { credentialRefused } from './pages/page-kit.ts';
+
+const SEQ = /^\d{1,19}$/;
+
+export function registerLive(app: FastifyInstance): void {
+  app.get<{ Querystring: { cursor?: string } }>('/live', async (request, reply) => {
+    const lastEventId = request.headers['last-event-id'];
+    const cursor = typeof request.query.cursor === 'string' && SEQ.test(request.query.cursor) ? request.query.cursor : undefined;
+    // The response's close, not the request's: a GET's request stream closes as soon as it is read.
+    const closed = new AbortController();
+    reply.raw.once('close', () => closed.abort());
+    const opened = await request.registry.openEventStream(
+      { cursor, lastEventId: typeof lastEventId === 'string' && SEQ.test(lastEventId) ? lastEventId : undefined },
+      { signal: closed.signal },
+    );
+    if (!opened.ok) {
+      // EventSource gives up on a non-200 answer; the page script reopens later with its cursor.
+      const status = credentialRefused(request, opened) ? 401 : opened.status === null ? 503 : opened.status;
+      return reply.code(status).type('application/json').send(opened.text);
+    }
+    const body = Readable.fromWeb(opened.response.body as ReadableStream<Uint8Array>);
+    body.on('error', () => body.destroy());
+    reply.raw.once('close', () => body.destroy());
+    return reply
+      .code(200)
+      .header('content-type', 'text/event-stream; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('x-accel-buffering', 'no')
+      .send(body);
+  });
+}

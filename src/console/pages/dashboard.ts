@@ -1,0 +1,115 @@
+/**
+ * `/dashboard`: what an operator looks at first. Agents by status, endpoint health now and over the
+ * last day, this registry instance's request and error rates over the last hour, the open alerts and
+ * the most recent changes. Everything comes from `GET /v1/admin/overview`, `GET /v1/events` and the
+ * alert rules (../alerts/alert-rules.ts); the sections follow the registry live.
+ */
+import type { FastifyInstance } from 'fastify';
+import { collectAlerts } from '../alerts/alert-rules.ts';
+import { html } from '../views/html.ts';
+import { BarChart, Badge, Empty, Problem, Section, Time, count, percent } from '../views/parts.ts';
+import { sendPage } from '../views/send-page.ts';
+import { credentialRefused, failureStatus, selfUrl, signInAgain } from './page-kit.ts';
+
+const hourLabel = (at: string) => `${at.slice(11, 16)} UTC`;
+
+export function registerDashboardPage(app: FastifyInstance): void {
+  app.get('/dashboard', async (request, reply) => {
+    const [overview, recent, alerts] = await Promise.all([
+      request.registry.overview(),
+      request.registry.events({ limit: 10 }),
+      collectAlerts(request.registry),
+    ]);
+    if (credentialRefused(request, overview, recent)) return signInAgain(request, reply);
+    const live = selfUrl(request);
+    if (!overview.ok) {
+      return sendPage(request, reply, { page: 'dashboard', title: 'Dashboard', live: true, status: failureStatus(overview) }, html`
+        <${Section} id="dashboard-problem" title="Registry" live=${live}><${Problem} envelope=${overview.envelope} status=${overview.status} /><//>`);
+    }
+    const o = overview.body;
+    const minutes = o.traffic.minutes;
+    const requests = minutes.reduce((sum, minute) => sum + minute.requests, 0);
+    const clientErrors = minutes.reduce((sum, minute) => sum + minute.client_errors, 0);
+    const serverErrors = minutes.reduce((sum, minute) => sum + minute.server_errors, 0);
+    const open = alerts.alerts;
+    return sendPage(
+      request,
+      reply,
+      { page: 'dashboard', title: 'Dashboard', live: true },
+      html`
+        <div class="grid">
+          <${Section} id="dash-agents" title="Agents" live=${live}>
+            <dl class="tiles">
+              <div><dt>Total</dt><dd>${count(o.agents.total)}</dd></div>
+              ${(['active', 'suspended', 'retired', 'revoked'] as const).map(
+                (status) => html`<div><dt><a href=${`/agents?status=${status}`}>${status[0]?.toUpperCase()}${status.slice(1)}</a></dt><dd>${count(o.agents.by_status[status])}</dd></div>`,
+              )}
+            </dl>
+            <p class="small muted">Trust: ${count(o.agents.by_trust_state.validated)} validated, ${count(o.agents.by_trust_state.pending)} pending, ${count(o.agents.by_trust_state.failed)} failed.</p>
+          <//>
+          <${Section} id="dash-endpoints" title="Endpoints of active agents" live=${live}>
+            <dl class="tiles">
+              <div><dt>Healthy</dt><dd>${count(o.endpoints.healthy)}</dd></div>
+              <div><dt>Degraded</dt><dd>${count(o.endpoints.degraded)}</dd></div>
+              <div><dt>Down</dt><dd>${count(o.endpoints.down)}</dd></div>
+              <div><dt>Not probed</dt><dd>${count(o.endpoints.unknown)}</dd></div>
+            </dl>
+            <p class="small muted">Degraded: healthy but answering in ${o.endpoints.degraded_latency_ms} ms or more.</p>
+          <//>
+          <${Section} id="dash-alerts" title="Alerts" live=${live}>
+            ${alerts.failures.length > 0 && html`<p class="small">Some checks could not run; see <a href="/alerts">Alerts</a>.</p>`}
+            ${open.length === 0
+              ? html`<p><${Badge} state="ok" label="No open alert" /></p>`
+              : html`<p><strong>${open.length}</strong> open: ${open.filter((alert) => alert.severity === 'critical').length} critical, ${open.filter((alert) => alert.severity === 'warning').length} warning.</p>
+                  <ul>${open.slice(0, 5).map((alert) => html`<li><${Badge} state=${alert.severity} /> <a href=${alert.href}>${alert.title}</a></li>`)}</ul>`}
+            <p><a href="/alerts">All alerts</a></p>
+          <//>
+          <${Section} id="dash-traffic" title="Requests, last hour" live=${live}>
+            <dl class="tiles">
+              <div><dt>Requests</dt><dd>${count(requests)}</dd></div>
+              <div><dt>4xx rate</dt><dd>${requests ? percent(clientErrors / requests) : '—'}</dd></div>
+              <div><dt>5xx rate</dt><dd>${requests ? percent(serverErrors / requests) : '—'}</dd></div>
+            </dl>
+            <p class="small muted">Answered by registry instance <code>${o.traffic.instance_id}</code>.</p>
+          <//>
+        </div>
+        <${Section} id="dash-charts" title="Over time" live=${live}>
+          <div class="cols">
+            <${BarChart} id="traffic-chart" caption="Requests per minute, last hour" unit="requests"
+              labels=${minutes.map((minute) => `${minute.at.slice(11, 16)} UTC`)}
+              series=${[
+                { name: 'answered 2xx/3xx', className: 'fill-ok', values: minutes.map((minute) => minute.requests - minute.client_errors - minute.server_errors) },
+                { name: '4xx', className: 'fill-warn', values: minutes.map((minute) => minute.client_errors) },
+                { name: '5xx', className: 'fill-bad', values: minutes.map((minute) => minute.server_errors) },
+              ]} />
+            <${BarChart} id="health-chart" caption="Endpoint health each hour, last day" unit="endpoints"
+              labels=${o.health_history.map((point) => hourLabel(point.at))}
+              series=${[
+                { name: 'healthy', className: 'fill-ok', values: o.health_history.map((point) => point.healthy) },
+                { name: 'down', className: 'fill-bad', values: o.health_history.map((point) => point.down) },
+                { name: 'not probed', className: 'fill-neutral', values: o.health_history.map((point) => point.unknown) },
+              ]} />
+          </div>
+        <//>
+        <${Section} id="dash-recent" title="Recent changes" live=${live}>
+          ${!recent.ok
+            ? html`<${Problem} envelope=${recent.envelope} status=${recent.status} />`
+            : recent.body.events.length === 0
+              ? html`<${Empty}>Nothing has changed yet.<//>`
+              : html`<div class="table-wrap"><table>
+                  <thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">Subject</th></tr></thead>
+                  <tbody>${recent.body.events.map((event) => html`<tr>
+                    <td><${Time} at=${event.occurred_at} /></td>
+                    <td><code>${event.type}</code></td>
+                    <td>${event.subject.includes('/agents/') ? html`<a href=${`/agents/${event.subject.slice(event.subject.lastIndexOf('/') + 1)}`}>${agentName(event.data as Record<string, unknown>) ?? event.subject}</a>` : html`<code>${event.subject}</code>`}</td>
+                  </tr>`)}</tbody>
+                </table></div>`}
+        <//>
+      `,
+    );
+  });
+}
+
+function agentName(data: Record<string, unknown>): string | undefined {
+  return typeof data.display_name === 'string' ? data.display_name : undefined;
+}

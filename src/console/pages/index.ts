@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { ConsoleConfig } from '../console-config.ts';
+import { registerAgentPages } from './agents.ts';
+import { registerAlertsPage } from './alerts.ts';
+import { registerAuditPage } from './audit.ts';
+import { registerDashboardPage } from './dashboard.ts';
+import { registerDiagnosticsPage } from './diagnostics.ts';
+import { registerFederationPage } from './federation.ts';
+import { registerRoutingPage } from './routing.ts';
+import { registerSettingsPage } from './settings.ts';
+import { registerTrustPage } from './trust.ts';
+
+export type PageDeps = { config: ConsoleConfig };
+
+/** The nine pages of contract §12, one file each. */
+export function registerPages(app: FastifyInstance, deps: PageDeps): void {
+  registerDashboardPage(app);
+  registerAgentPages(app);
+  registerTrustPage(app);
+  registerFederationPage(app);
+  registerRoutingPage(app);
+  registerAuditPage(app);
+  registerAlertsPage(app);
+  registerDiagnosticsPage(app, deps);
+  registerSettingsPage(app, deps);
+}

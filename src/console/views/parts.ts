@@ -1,0 +1,143 @@
+/**
+ * The small pieces every console page is made of: times, numbers with units, status badges, problem
+ * and empty states, pagination, live sections and charts. Pages compose these; nothing here knows
+ * about a particular page.
+ */
+import type { ErrorEnvelope } from '../../core/errors.ts';
+import { html, type View } from './html.ts';
+
+/**
+ * A timestamp. The server writes UTC; web/console.js rewrites the text in the viewer's time zone and
+ * keeps UTC in the title (shown on hover).
+ */
+export function Time({ at }: { at: string | null | undefined }): View {
+  if (!at) return html`<span class="muted">never</span>`;
+  const utc = `${at.replace('T', ' ').replace(/\.\d+Z$|Z$/, '')} UTC`;
+  return html`<time datetime=${at} title=${utc} data-local="">${utc}</time>`;
+}
+
+export const count = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : value.toLocaleString('en-GB'));
+export const ms = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : `${Math.round(value).toLocaleString('en-GB')} ms`);
+export const percent = (ratio: number | null | undefined): string => (ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(1)} %`);
+
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return `${Math.floor(seconds / 86_400)} d ${Math.floor((seconds % 86_400) / 3600)} h`;
+}
+
+/** A state word in a coloured badge; the colour is decoration, the word carries the meaning. */
+export function Badge({ state, label }: { state: string; label?: string }): View {
+  return html`<span class="badge badge-${state.replace(/[^a-z_-]/gi, '')}">${label ?? state.replace(/_/g, ' ')}</span>`;
+}
+
+/** What to tell a person about a failed registry call, by the error code the registry (or the client) gave. */
+export function explain(envelope: ErrorEnvelope, status: number | null): { title: string; hint: string } {
+  const { code, details, retry_after_ms: retryAfter } = envelope.error;
+  switch (code) {
+    case 'SERVICE_UNAVAILABLE':
+      return status === null
+        ? { title: 'The registry could not be reached', hint: `Check that the registry is running at ${String((details as { registry_url?: unknown }).registry_url ?? 'REGISTRY_URL')}; this page will work again once it answers.` }
+        : { title: 'The registry is not ready', hint: 'It answered 503. Try again in a moment.' };
+    case 'RATE_LIMITED':
+    case 'QUOTA_EXCEEDED':
+      return { title: 'The registry is limiting this key', hint: `Try again ${retryAfter ? `in ${Math.ceil(retryAfter / 1000)} s` : 'later'}.` };
+    case 'INSUFFICIENT_SCOPE':
+      return { title: 'Your credential lacks a scope this needs', hint: `Sign in with a key that holds ${String((details as { required_scope?: unknown }).required_scope ?? 'registry:admin')}.` };
+    case 'PRECONDITION_FAILED':
+      return { title: 'Someone changed this record since you opened it', hint: 'Nothing was changed. The page now shows the current record; check it and act again if you still mean to.' };
+    case 'PHI_DETECTED':
+      return { title: 'The registry refused text that looks like patient data', hint: 'Nothing was stored. Remove identifiers such as NHS numbers, MRNs or dates of birth and try again.' };
+    default:
+      return { title: 'The registry refused the request', hint: '' };
+  }
+}
+
+/** A failed registry call, explained. `role="alert"` so screen readers announce it. */
+export function Problem({ envelope, status }: { envelope: ErrorEnvelope; status: number | null }): View {
+  const { title, hint } = explain(envelope, status);
+  return html`<div class="problem" role="alert" data-code=${envelope.error.code}>
+    <p class="problem-title"><strong>${title}</strong></p>
+    <p>${envelope.error.message}</p>
+    ${hint && html`<p>${hint}</p>`}
+    <p class="muted small">Code <code>${envelope.error.code}</code>${status === null ? '' : `, HTTP ${status}`}</p>
+  </div>`;
+}
+
+/** A notice after an action: what happened, in a polite live region. */
+export function Notice({ kind, children }: { kind: 'success' | 'info'; children: View }): View {
+  return html`<div class="notice notice-${kind}" role="status">${children}</div>`;
+}
+
+export function Empty({ children }: { children: View }): View {
+  return html`<p class="empty">${children}</p>`;
+}
+
+/**
+ * A section whose content follows the registry live: on a change event (web/console.js) htmx fetches
+ * this page again and swaps in the fresh copy of this section only.
+ */
+export function Section({ id, title, live, children, actions }: { id: string; title: string; live?: string | undefined; children: View; actions?: View }): View {
+  const liveAttributes = live ? { 'hx-get': live, 'hx-trigger': 'ward:change from:body delay:150ms', 'hx-select': `#${id}`, 'hx-swap': 'outerHTML' } : {};
+  return html`<section id=${id} class="panel" aria-labelledby=${`${id}-title`} ...${liveAttributes}>
+    <div class="panel-head"><h2 id=${`${id}-title`}>${title}</h2>${actions}</div>
+    ${children}
+  </section>`;
+}
+
+/** Links to the first page and the next one; `href` builds a link from query values. */
+export function Pager({ next, first, href, label }: { next: string | null; first: boolean; href: (cursor: string | undefined) => string; label: string }): View {
+  if (!next && first) return null;
+  return html`<nav class="pager" aria-label=${`${label} pages`}>
+    ${!first && html`<a href=${href(undefined)}>First page</a>`}
+    ${next ? html`<a href=${href(next)} rel="next">Next page</a>` : html`<span class="muted">Last page</span>`}
+  </nav>`;
+}
+
+/** Definition list of label/value pairs. */
+export function Facts({ items }: { items: ReadonlyArray<readonly [string, View]> }): View {
+  return html`<dl class="facts">${items.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`;
+}
+
+export type ChartSeries = { name: string; className: string; values: readonly number[] };
+
+/**
+ * A stacked bar chart as inline SVG, one bar per label, for a person who would rather look than read;
+ * the same numbers follow in a table for everyone else (and for screen readers).
+ */
+export function BarChart({ id, caption, labels, series, unit }: { id: string; caption: string; labels: readonly string[]; series: readonly ChartSeries[]; unit: string }): View {
+  const width = 720;
+  const height = 160;
+  const totals = labels.map((_, index) => series.reduce((sum, s) => sum + (s.values[index] ?? 0), 0));
+  const max = Math.max(1, ...totals);
+  const slot = width / Math.max(1, labels.length);
+  const bar = Math.max(1, slot * 0.8);
+  const bars = labels.flatMap((label, index) => {
+    let y = height;
+    return series.map((s) => {
+      const value = s.values[index] ?? 0;
+      const h = (value / max) * (height - 4);
+      y -= h;
+      return value > 0 ? html`<rect class=${s.className} x=${(index * slot + (slot - bar) / 2).toFixed(1)} y=${y.toFixed(1)} width=${bar.toFixed(1)} height=${h.toFixed(1)}><title>${`${label}: ${value} ${unit} ${s.name}`}</title></rect>` : null;
+    });
+  });
+  const summary = `${caption}: ${series.map((s) => `${s.values.reduce((a, b) => a + b, 0)} ${s.name}`).join(', ')} over ${labels.length} intervals, at most ${max} ${unit} in one.`;
+  return html`<figure class="chart">
+    <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-labelledby=${`${id}-caption`} preserveAspectRatio="none">
+      <line class="chart-axis" x1="0" y1=${height - 0.5} x2=${width} y2=${height - 0.5}></line>
+      ${bars}
+    </svg>
+    <figcaption id=${`${id}-caption`}>
+      ${summary}
+      <span class="legend">${series.map((s) => html`<span class="legend-item"><span class=${`swatch ${s.className}`} aria-hidden="true"></span>${s.name}</span>`)}</span>
+    </figcaption>
+    <details>
+      <summary>Show the numbers</summary>
+      <table>
+        <thead><tr><th scope="col">Interval</th>${series.map((s) => html`<th scope="col">${s.name} (${unit})</th>`)}</tr></thead>
+        <tbody>${labels.map((label, index) => html`<tr><td>${label}</td>${series.map((s) => html`<td class="num">${s.values[index] ?? 0}</td>`)}</tr>`)}</tbody>
+      </table>
+    </details>
+  </figure>`;
+}

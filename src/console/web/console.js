@@ -1,0 +1,71 @@
+/* global window, document, EventSource, CustomEvent, setTimeout */
+// The console's only script (docs/console.md): times in the viewer's zone, and live updates. Pages
+// are complete without it; it makes them follow the registry. htmx (beside this file) does the
+// fetching and swapping of live sections; this file tells it when, from the registry's event stream.
+'use strict';
+
+(function () {
+  const timeFormat = new Intl.DateTimeFormat(undefined, {
+    year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short',
+  });
+
+  /** Every <time data-local> under root shown in the viewer's time zone; UTC stays in the title. */
+  function localiseTimes(root) {
+    for (const element of root.querySelectorAll('time[data-local]')) {
+      const at = new Date(element.getAttribute('datetime'));
+      if (!Number.isNaN(at.getTime())) element.textContent = timeFormat.format(at);
+    }
+  }
+
+  function follow() {
+    const state = document.getElementById('live-state');
+    const say = (text, kind) => {
+      if (!state) return;
+      state.textContent = text;
+      state.dataset.state = kind;
+    };
+    // The registry's event types, as the server wrote them into the page (one list, in the registry).
+    const eventTypes = (document.body.dataset.eventTypes || '').split(' ').filter(Boolean);
+    let lastId = null;
+    let failures = 0;
+    let source = null;
+
+    function open() {
+      const url = lastId ? '/live?cursor=' + encodeURIComponent(lastId) : '/live';
+      source = new EventSource(url);
+      source.addEventListener('open', () => {
+        // After a gap without a position to resume from, refresh once to catch up.
+        if (failures > 0 && !lastId) document.body.dispatchEvent(new CustomEvent('ward:change'));
+        failures = 0;
+        say('Live', 'live');
+      });
+      for (const type of eventTypes) {
+        source.addEventListener(type, (event) => {
+          if (event.lastEventId) lastId = event.lastEventId;
+          document.body.dataset.lastEvent = lastId || '';
+          document.body.dispatchEvent(new CustomEvent('ward:change', { detail: { type } }));
+        });
+      }
+      source.addEventListener('error', () => {
+        // The browser reconnects by itself (sending Last-Event-ID) unless the answer was not a stream.
+        if (source.readyState === EventSource.CONNECTING) {
+          say('Reconnecting…', 'reconnecting');
+          return;
+        }
+        source.close();
+        failures += 1;
+        const wait = Math.min(30000, 1000 * 2 ** Math.min(failures - 1, 5));
+        say('Live updates paused; retrying in ' + Math.round(wait / 1000) + ' s', 'paused');
+        setTimeout(open, wait);
+      });
+    }
+    open();
+    window.addEventListener('pagehide', () => source && source.close());
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    localiseTimes(document);
+    document.body.addEventListener('htmx:afterSettle', (event) => localiseTimes(event.target));
+    if (document.body.dataset.live === 'on' && 'EventSource' in window) follow();
+  });
+})();
