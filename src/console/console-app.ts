@@ -13,6 +13,7 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifySession from '@fastify/session';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import { registerAccess } from './access/access.ts';
 import { BoundedSessionStore } from './access/session-store.ts';
 import type { ConsoleConfig } from './console-config.ts';
@@ -27,6 +28,8 @@ export type ConsoleOptions = {
   /** The registry client (default: one for REGISTRY_URL). */
   registry?: RegistryClient;
   https?: { cert: Buffer; key: Buffer } | undefined;
+  /** Session expiry follows this clock (tests move it). */
+  clock?: Clock;
 };
 
 /**
@@ -89,7 +92,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   }
   app.get('/livez', async () => ({ status: 'ok' }));
 
-  registerAccess(app, config, registry);
+  registerAccess(app, config, registry, options.clock ?? systemClock);
   registerLive(app);
   registerPages(app, { config });
   app.get('/', async (_request, reply) => reply.redirect('/dashboard', 302));

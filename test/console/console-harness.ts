@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createRegistryClient, type RegistryClient } from '../../src/client/registry-client.ts';
 import { loadConsoleConfig } from '../../src/console/console-config.ts';
 import { startConsole, type RunningConsole } from '../../src/console/console-server.ts';
+import type { Clock } from '../../src/core/clock.ts';
 import type { Backend } from '../../src/core/storage/database.ts';
 import { startRegistries, testScope, type ListeningRegistry, type Scope } from '../helpers/listening.ts';
 
@@ -34,17 +35,12 @@ export type ConsoleStack = {
 export async function startConsoleStack(
   t: Pick<TestContext, 'after'>,
   backend: Backend,
-  options: { registryEnv?: Record<string, string>; consoleEnv?: Record<string, string>; scope?: Scope } = {},
+  options: { registryEnv?: Record<string, string>; consoleEnv?: Record<string, string>; scope?: Scope; clock?: Clock } = {},
 ): Promise<ConsoleStack> {
   const scope = options.scope ?? testScope(t);
   const [registry] = await startRegistries(scope, backend, { env: options.registryEnv ?? {} });
   if (!registry) throw new Error('no registry started');
-  const config = loadConsoleConfig({ REGISTRY_ENV: 'test', CONSOLE_PORT: '0', REGISTRY_URL: registry.baseUrl, CONSOLE_LOG_LEVEL: 'silent', ...options.consoleEnv });
-  const running = await startConsole(config);
-  scope.defer(async () => {
-    running.app.server.closeAllConnections();
-    await running.close();
-  });
+  const running = await startConsoleFor(scope, registry.baseUrl, options.consoleEnv, options.clock ? { clock: options.clock } : {});
   return {
     scope,
     registry,
@@ -52,6 +48,17 @@ export async function startConsoleStack(
     console: running,
     url: (path) => new URL(path, running.url).href,
   };
+}
+
+/** A console in front of a registry that is already running (a federation's root, say); stopped with `scope`. */
+export async function startConsoleFor(scope: Scope, registryUrl: string, consoleEnv: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<RunningConsole> {
+  const config = loadConsoleConfig({ REGISTRY_ENV: 'test', CONSOLE_PORT: '0', REGISTRY_URL: registryUrl, CONSOLE_LOG_LEVEL: 'silent', ...consoleEnv });
+  const running = await startConsole(config, options);
+  scope.defer(async () => {
+    running.app.server.closeAllConnections();
+    await running.close();
+  });
+  return running;
 }
 
 export async function launchBrowser(t: Pick<TestContext, 'after'>): Promise<Browser> {

@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RegistryClient } from '../../client/registry-client.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { html } from '../views/html.ts';
 import type { Viewer } from '../views/layout.ts';
@@ -43,7 +44,7 @@ const REASONS: Record<string, string> = {
 /** Paths that open without a session. */
 const PUBLIC_PATHS = new Set(['/sign-in', '/livez']);
 
-export function registerAccess(app: FastifyInstance, config: ConsoleConfig, registry: RegistryClient): void {
+export function registerAccess(app: FastifyInstance, config: ConsoleConfig, registry: RegistryClient, clock: Clock): void {
   const idleMs = config.CONSOLE_SESSION_IDLE_MINUTES * 60_000;
   const maxMs = config.CONSOLE_SESSION_MAX_HOURS * 3_600_000;
   app.decorateRequest('registry', null as unknown as RegistryClient);
@@ -70,7 +71,7 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     }
     const { credential, viewer, signedInAt, seenAt } = request.session;
     if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, undefined);
-    const now = Date.now();
+    const now = clock.now().getTime();
     if (now - seenAt > idleMs || now - signedInAt > maxMs) {
       await request.session.destroy();
       return toSignIn(request, reply, 'expired');
@@ -111,7 +112,7 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     }
     // A new session id at sign-in, so an id planted before it (session fixation) is worth nothing.
     await request.session.regenerate();
-    const now = Date.now();
+    const now = clock.now().getTime();
     request.session.set('credential', credential);
     request.session.set('viewer', { label: `${caller.kind === 'api_key' ? 'Key' : caller.kind} ${caller.credential_id}${caller.org_id ? ` · ${caller.org_id}` : ''}`, scopes: caller.scopes, openAccess: false });
     request.session.set('signedInAt', now);
