@@ -14,6 +14,7 @@ import fastifySession from '@fastify/session';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
+import { trackUnusedConnections } from '../core/http/unused-connections.ts';
 import { registerAccess } from './access/access.ts';
 import { BoundedSessionStore } from './access/session-store.ts';
 import type { ConsoleConfig } from './console-config.ts';
@@ -67,6 +68,8 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     options.registry ?? createRegistryClient({ baseUrl: config.REGISTRY_URL, timeoutMs: config.CONSOLE_REGISTRY_TIMEOUT_MS, userAgent: 'ward-console' });
   const store = new BoundedSessionStore({ maxAgeMs: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 });
   app.addHook('onClose', async () => store.close());
+  const connections = trackUnusedConnections(app.server);
+  app.addHook('preClose', async () => connections.destroyUnused());
 
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },

@@ -38,6 +38,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerPhiGuard } from './http/phi-guard.ts';
 import { fingerprintBeforeValidation, requestIdFor } from './http/request-context.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { trackUnusedConnections } from '../core/http/unused-connections.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { openApiRoutes, openApiOptions } from './routes/openapi.ts';
@@ -240,6 +241,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onListen', async () => heartbeat.start());
     parentLink.start();
+    const connections = trackUnusedConnections(app.server);
+    app.addHook('preClose', async () => connections.destroyUnused());
     app.addHook('onClose', async () => {
       // The last second of usage counts goes to the database before it closes.
       await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));
