@@ -77,7 +77,8 @@ export function loadConsoleConfig(env: Record<string, string | undefined> = proc
     ...config,
     REGISTRY_URL: (config.REGISTRY_URL ?? `http://127.0.0.1:${config.REGISTRY_PORT}`).replace(/\/+$/, ''),
     GATEWAY_URL: (config.GATEWAY_URL ?? `http://127.0.0.1:${config.GATEWAY_PORT}`).replace(/\/+$/, ''),
-    allowedOrigins: [...new Set([own, ...listed])],
+    // With port 0 the own origin is known only once listening; requests are checked against their Host then.
+    allowedOrigins: [...new Set([...(config.CONSOLE_URL || config.CONSOLE_PORT !== 0 ? [own] : []), ...listed])],
     openAccess,
     secureCookies: tls || production,
   });

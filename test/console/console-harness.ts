@@ -77,8 +77,11 @@ export async function openPage(browser: Browser, options: { width?: number; heig
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => {
-    // A page answered with an error status on purpose (a refused form, a 412) is not a page error.
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (4\d\d)/.test(message.text())) {
+    // A page answered with an error status on purpose (a refused form, a 412) is not a page error, nor
+    // a live stream refused because the session ended meanwhile (the page script retries, then the
+    // next page asks to sign in).
+    const expected = /^Failed to load resource: the server responded with a status of 4\d\d|^EventSource's response has a status 401 /;
+    if (message.type() === 'error' && !expected.test(message.text())) {
       errors.push(`console: ${message.text()}`);
     }
   });

@@ -38,7 +38,10 @@ export async function registrationBody(child: RunningRegistry, tier: 'sovereign'
 export async function delegate(parent: RunningRegistry, child: RunningRegistry, tier: 'sovereign' | 'organisational') {
   const response = await parent.call({ method: 'POST', url: '/v1/registries', headers: writeHeaders(), payload: await registrationBody(child, tier) });
   if (response.status !== 201) throw new Error(`delegation failed: ${response.status} ${JSON.stringify(response.body)}`);
-  if (!(await child.app.ward.parentLink.refresh())) throw new Error('the child got no delegation');
+  // A child started with REGISTRY_PARENT_URL fetches at start; if that fetch (a 404: the parent did not
+  // know it yet) is still in flight, refresh() joins it. Asking once more then gets the grant.
+  const first = await child.app.ward.parentLink.refresh().catch(() => false);
+  if (!first && !(await child.app.ward.parentLink.refresh())) throw new Error('the child got no delegation');
   return response.body;
 }
 

@@ -11,6 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RegistryClient } from '../../client/registry-client.ts';
 import type { Clock } from '../../core/clock.ts';
+import { errorEnvelope } from '../../core/errors.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { html } from '../views/html.ts';
 import type { Viewer } from '../views/layout.ts';
@@ -23,6 +24,8 @@ declare module 'fastify' {
     viewer?: Viewer;
     signedInAt?: number;
     seenAt?: number;
+    /** Why the last signed-in session ended (expired, revoked), told on the next sign-in page. */
+    ended?: string;
   }
   interface FastifyRequest {
     /** The registry client acting as this request's viewer. */
@@ -70,12 +73,9 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
       return;
     }
     const { credential, viewer, signedInAt, seenAt } = request.session;
-    if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, undefined);
+    if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, request.session.get('ended'));
     const now = clock.now().getTime();
-    if (now - seenAt > idleMs || now - signedInAt > maxMs) {
-      await request.session.destroy();
-      return toSignIn(request, reply, 'expired');
-    }
+    if (now - seenAt > idleMs || now - signedInAt > maxMs) return endSession(request, reply, 'expired');
     request.session.set('seenAt', now);
     request.registry = registry.as(credential);
     request.viewer = viewer;
@@ -132,13 +132,26 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
  * the session ends and the person is asked to sign in again, back to where they were.
  */
 export async function endRevokedSession(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  await request.session.destroy();
-  return toSignIn(request, reply, 'revoked');
+  return endSession(request, reply, 'revoked');
+}
+
+/**
+ * Ends a signed-in session: the credential is dropped under a new session id, which keeps only why,
+ * so whichever request comes next (a page, a live section, the event stream) the person is told.
+ */
+async function endSession(request: FastifyRequest, reply: FastifyReply, reason: 'expired' | 'revoked'): Promise<FastifyReply> {
+  await request.session.regenerate();
+  request.session.set('ended', reason);
+  return toSignIn(request, reply, reason);
 }
 
 function toSignIn(request: FastifyRequest, reply: FastifyReply, reason: string | undefined): FastifyReply {
   const next = request.method === 'GET' ? request.url : '/dashboard';
   const query = new URLSearchParams({ next, ...(reason ? { reason } : {}) });
+  // The event stream is not a page: an EventSource cannot follow a redirect to HTML.
+  if (request.url.startsWith('/live')) {
+    return reply.code(401).type('application/json').send(errorEnvelope('UNAUTHORIZED', 'Sign in to the console again.'));
+  }
   // htmx refreshes a section with a GET: send the whole page to the sign-in form instead.
   if (request.headers['hx-request']) return reply.header('hx-redirect', `/sign-in?${query}`).code(204).send();
   return reply.redirect(`/sign-in?${query}`, 303);

@@ -5,7 +5,7 @@
  * to what it concerns.
  */
 import { decodeJwt } from 'jose';
-import type { RegistryClient } from '../../client/registry-client.ts';
+import type { RegistryAnswer, RegistryClient } from '../../client/registry-client.ts';
 import type { SignedTreeHeadDocument } from '../../registry/ledger/ledger-verifier.ts';
 import { auditLedger } from '../../registry/ledger/ledger-audit.ts';
 import type { Failure } from '../pages/page-kit.ts';
@@ -49,20 +49,33 @@ const ulidOf = (uri: string) => uri.slice(uri.lastIndexOf('/') + 1);
  */
 const ledgerMemory = new Map<string, { head?: SignedTreeHeadDocument; failingSince?: string }>();
 
-export type AlertReport = { alerts: Alert[]; failures: Failure[]; checkedAt: string };
+/** What was found; `failures` are the registry answers that kept the `unchecked` rules from running. */
+export type AlertReport = { alerts: Alert[]; failures: Failure[]; unchecked: AlertRule[]; checkedAt: string };
+
+/** API keys read for the quota rule: at most this many pages of 100 (the rest are reported unchecked). */
+const KEY_PAGES = 10;
 
 export async function collectAlerts(registry: RegistryClient, now: Date = new Date()): Promise<AlertReport> {
   const [overview, revoked, metadata, keys, tiers, usage] = await Promise.all([
     registry.overview(),
     registry.listRegistries({ status: 'revoked', limit: 100 }),
     registry.metadata(),
-    registry.listApiKeys({ limit: 100 }),
+    allApiKeys(registry),
     registry.tiers(),
     registry.usage({ since: new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS).toISOString(), until: now.toISOString() }),
   ]);
   const alerts: Alert[] = [];
   const failures: Failure[] = [];
-  for (const answer of [overview, revoked, metadata, keys, tiers, usage]) if (!answer.ok) failures.push(answer);
+  const unchecked = new Set<AlertRule>();
+  const note = (answer: RegistryAnswer, rules: AlertRule[]) => {
+    if (answer.ok) return;
+    failures.push(answer);
+    for (const rule of rules) unchecked.add(rule);
+  };
+  note(overview, ['endpoint_down', 'endpoint_flapping', 'trust_expiring']);
+  note(revoked, ['child_revoked']);
+  note(metadata, ['delegation_expiring']);
+  for (const answer of [keys, tiers, usage]) note(answer, ['key_quota']);
 
   if (overview.ok) {
     const o = overview.body;
@@ -116,15 +129,21 @@ export async function collectAlerts(registry: RegistryClient, now: Date = new Da
     }
   }
 
-  if (metadata.ok) alerts.push(...(await delegationAlerts(registry, String(metadata.body.registry_id), String(metadata.body.tier), now, failures)));
+  if (metadata.ok) {
+    const before = failures.length;
+    alerts.push(...(await delegationAlerts(registry, String(metadata.body.registry_id), String(metadata.body.tier), now, failures)));
+    if (failures.length > before) unchecked.add('delegation_expiring');
+  }
 
   if (keys.ok && tiers.ok && usage.ok) {
     const daily = new Map(tiers.body.tiers.map((tier) => [tier.name, tier.requests_per_day]));
     const used = new Map(usage.body.keys.map((key) => [key.key_id, key.totals.general]));
+    if (keys.body.truncated) unchecked.add('key_quota');
     for (const key of keys.body.api_keys) {
       if (!key.active) continue;
-      const override = (key.limits as { requests_per_day?: number | null } | null)?.requests_per_day;
-      const limit = override ?? daily.get(key.tier) ?? null;
+      // An override of null means unlimited, like a tier's null; no override means the tier's figure.
+      const limits = key.limits as { requests_per_day?: number | null } | null;
+      const limit = limits && 'requests_per_day' in limits ? (limits.requests_per_day ?? null) : (daily.get(key.tier) ?? null);
       const count = used.get(key.key_id) ?? 0;
       if (!limit || count < limit * QUOTA_WARNING) continue;
       alerts.push({
@@ -140,10 +159,29 @@ export async function collectAlerts(registry: RegistryClient, now: Date = new Da
   }
 
   const ledger = await ledgerAlert(registry, now);
-  if (ledger) alerts.push(ledger);
+  if (ledger === 'unchecked') unchecked.add('ledger_unverified');
+  else if (ledger) alerts.push(ledger);
 
-  alerts.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.since ?? '').localeCompare(b.since ?? ''));
-  return { alerts, failures, checkedAt: now.toISOString() };
+  // Most severe first; within a severity the oldest first, and those without a known start last.
+  alerts.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.since === null ? 1 : 0) - (b.since === null ? 1 : 0) || (a.since ?? '').localeCompare(b.since ?? ''));
+  return { alerts, failures, unchecked: [...unchecked], checkedAt: now.toISOString() };
+}
+
+type KeyList = Extract<Awaited<ReturnType<RegistryClient['listApiKeys']>>, { ok: true }>['body']['api_keys'];
+
+/** Every API key, page by page, up to {@link KEY_PAGES} pages; `truncated` when there were more. */
+async function allApiKeys(registry: RegistryClient): Promise<RegistryAnswer<{ api_keys: KeyList; truncated: boolean }>> {
+  const keys: KeyList = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < KEY_PAGES; page += 1) {
+    const answer = await registry.listApiKeys({ limit: 100, ...(cursor ? { cursor } : {}) });
+    if (!answer.ok) return answer;
+    keys.push(...answer.body.api_keys);
+    cursor = answer.body.next_cursor ?? undefined;
+    if (!cursor) return { ...answer, body: { api_keys: keys, truncated: false } };
+  }
+  const last = await registry.listApiKeys({ limit: 1, cursor });
+  return last.ok ? { ...last, body: { api_keys: keys, truncated: last.body.api_keys.length > 0 } } : last;
 }
 
 /** This registry's own place in the chain: each statement above it, read from its own trust bundle. */
@@ -180,7 +218,7 @@ async function delegationAlerts(registry: RegistryClient, registryId: string, ti
   return alerts;
 }
 
-async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert | undefined> {
+async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert | 'unchecked' | undefined> {
   const memory = ledgerMemory.get(registry.baseUrl) ?? {};
   const report = await auditLedger({
     baseUrl: registry.baseUrl,
@@ -196,7 +234,7 @@ async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert |
     ledgerMemory.set(registry.baseUrl, { head: report.treeHead });
     return undefined;
   }
-  if (unreachable) return undefined; // reported with the other failed reads, not as a broken ledger
+  if (unreachable) return 'unchecked'; // the registry did not answer: not a broken ledger
   const failingSince = memory.failingSince ?? now.toISOString();
   ledgerMemory.set(registry.baseUrl, { ...memory, failingSince });
   const failedCheck = report.checks.find((check) => !check.ok);

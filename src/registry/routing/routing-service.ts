@@ -11,6 +11,9 @@ import { createResponseCache } from '../discovery/response-cache.ts';
 import { agentTrustBundle, type SignedTrustBundle } from '../trust/trust-bundle.ts';
 import { judgeEndpoints, orderForFailover, type EndpointVerdict, type RouteRequirements } from './endpoint-selection.ts';
 
+/** `typ` of the JWS over routing advice (`signed_response`): nothing else the registry signs passes for it. */
+export const ROUTING_TYP = 'ward-routing+jwt';
+
 export type RouteRequest = {
   target?: string;
   capability?: string;
@@ -121,7 +124,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
       },
       evidence: { registry_id: deps.registryId, record_version: String(record.version), delegation_chain: chain.delegationChain },
     };
-    if (deps.signResponses) response.signed_response = await deps.signer.sign(response, 'ward-routing+jwt');
+    if (deps.signResponses) response.signed_response = await deps.signer.sign(response, ROUTING_TYP);
     return response;
   }
 
