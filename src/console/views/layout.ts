@@ -5,6 +5,7 @@
  */
 import { EVENT_TYPES } from '../../registry/events/event-types.ts';
 import { html, type View } from './html.ts';
+import { LiveRefreshers } from './live-sections.ts';
 
 export const PAGES = [
   ['dashboard', 'Dashboard'],
@@ -75,6 +76,7 @@ export function Layout({ frame, children }: { frame: Frame; children: View }): V
         <h1>${frame.title}</h1>
         ${children}
       </main>
+      <${LiveRefreshers} />
     </body>
   </html>`;
 }

@@ -5,6 +5,7 @@
  */
 import type { ErrorEnvelope } from '../../core/errors.ts';
 import { html, type View } from './html.ts';
+import { registerLiveSection } from './live-sections.ts';
 
 /**
  * A timestamp. The server writes UTC; web/console.js rewrites the text in the viewer's time zone and
@@ -75,12 +76,12 @@ export function Empty({ children }: { children: View }): View {
 }
 
 /**
- * A section whose content follows the registry live: on a change event (web/console.js) htmx fetches
- * this page again and swaps in the fresh copy of this section only.
+ * A section of a page. With `live` (the address a fresh copy of the page is at, usually the page's own)
+ * it follows the registry: see live-sections.ts.
  */
 export function Section({ id, title, live, children, actions }: { id: string; title: string; live?: string | undefined; children: View; actions?: View }): View {
-  const liveAttributes = live ? { 'hx-get': live, 'hx-trigger': 'ward:change from:body delay:150ms', 'hx-select': `#${id}`, 'hx-swap': 'outerHTML' } : {};
-  return html`<section id=${id} class="panel" aria-labelledby=${`${id}-title`} ...${liveAttributes}>
+  if (live) registerLiveSection(id, live);
+  return html`<section id=${id} class="panel" aria-labelledby=${`${id}-title`} data-live-section=${live ? '' : undefined}>
     <div class="panel-head"><h2 id=${`${id}-title`}>${title}</h2>${actions}</div>
     ${children}
   </section>`;

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { renderDocument, type View } from './html.ts';
+import { html, renderDocument, type View } from './html.ts';
+import { withLiveSections } from './live-sections.ts';
 import { Layout, type PageName } from './layout.ts';
 
 export type PageOptions = { page?: PageName; title: string; status?: number; live?: boolean };
@@ -14,5 +15,5 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, options: 
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(renderDocument(Layout({ frame, children: content }) as never));
+    .send(withLiveSections(() => renderDocument(html`<${Layout} frame=${frame}>${content}<//>` as never)));
 }
