@@ -71,6 +71,15 @@ export const ConfigSchema = Type.Object({
   /** The console's public origin (computer use drives it there); default http://127.0.0.1:$CONSOLE_PORT. */
   CONSOLE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   GATEWAY_PORT: Type.Integer({ ...Port, default: 8100 }),
+  /** Debian's Chromium, driven by playwright-core for computer use (docs/computer-use.md); never a downloaded browser. */
+  CHROMIUM_PATH: Type.String({ minLength: 1, default: '/usr/bin/chromium' }),
+  /** Comma list of origins computer use may open (default: the console's own). */
+  COMPUTER_USE_ALLOWED_ORIGINS: Type.Optional(Type.String({ minLength: 1 })),
+  /** Base URL of the Messages API (default: the vendor's). */
+  COMPUTER_USE_MODEL_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  COMPUTER_USE_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  COMPUTER_USE_MODEL: Type.String({ minLength: 1, default: 'claude-sonnet-4-5' }),
+  COMPUTER_USE_MAX_RUNS: Type.Integer({ minimum: 1, maximum: 16, default: 2 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;

@@ -49,6 +49,8 @@ import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './rout
 import { createInstanceHeartbeat } from './operations/instance-heartbeat.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
 import { operationsRoutes } from './routes/operations.ts';
+import { computerUseRoutes } from './routes/computer-use.ts';
+import { createComputerUseService } from './computer-use/computer-use-service.ts';
 import { transparencyRoutes } from './routes/transparency.ts';
 
 export type BuildRegistryOptions = {
@@ -185,6 +187,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       parentLink,
       federatedDiscovery: createFederatedDiscovery({ children: childRegistries, signer, registryId, clock, timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS }),
       routes,
+      computerUse: createComputerUseService(config),
       baseUrl,
     };
     app.decorate('ward', services);
@@ -229,6 +232,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(apiKeyRoutes);
     await app.register(usageRoutes, { limiter, meter });
     await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis });
+    await app.register(computerUseRoutes, { computerUse: services.computerUse });
     await app.register(openApiRoutes);
 
     const sweep = setInterval(() => {
@@ -244,6 +248,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     const connections = trackUnusedConnections(app.server);
     app.addHook('preClose', async () => connections.destroyUnused());
     app.addHook('onClose', async () => {
+      await services.computerUse.close();
       // The last second of usage counts goes to the database before it closes.
       await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));
       redis?.disconnect();

@@ -12,6 +12,7 @@ import type { RoutingService } from './routing/routing-service.ts';
 import type { ChildRegistries } from './federation/child-registries.ts';
 import type { FederatedDiscovery } from './federation/federated-discovery.ts';
 import type { ParentLink } from './federation/parent-link.ts';
+import type { ComputerUseService } from './computer-use/computer-use-service.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
 export type RegistryServices = {
@@ -42,6 +43,8 @@ export type RegistryServices = {
   trustChain(): { delegationChain: string[]; statements: string[] };
   /** Every route registered, as method and URL pattern (HEAD twins and CORS preflight left out). */
   readonly routes: ReadonlyArray<{ method: string; url: string }>;
+  /** Computer use: the browser on the console (docs/computer-use.md). */
+  readonly computerUse: ComputerUseService;
   /** The URL clients reach this registry at (configured, or the listen address once listening). */
   baseUrl(): string;
 };

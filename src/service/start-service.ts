@@ -30,6 +30,7 @@ export async function startService(config: Config, meshConfig: MeshConfig, env: 
     console = await startConsole(
       loadConsoleConfig({ CONSOLE_LOG_LEVEL: env.REGISTRY_LOG_LEVEL, ...env, REGISTRY_URL: registry.ward.baseUrl(), GATEWAY_URL: gateway.url }),
     );
+    registry.ward.computerUse.setConsoleOrigin(config.CONSOLE_URL ?? console.url);
     const agentIds = await seedMeshAgents(registry.ward, gateway.url, registry.ward.clock);
     const running = { gateway, console };
     return {

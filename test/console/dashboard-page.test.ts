@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { PAGES } from '../../src/console/views/layout.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack, waitForLive, type ConsoleStack } from './console-harness.ts';
@@ -20,7 +21,7 @@ async function seed(stack: ConsoleStack): Promise<string[]> {
   return ids;
 }
 
-const tile = async (page: import('playwright-core').Page, section: string, label: string) =>
+const tile = async (page: Page, section: string, label: string) =>
   (await page.locator(`#${section} dt`, { hasText: label }).locator('xpath=following-sibling::dd').first().textContent())?.trim();
 
 for (const backend of BACKENDS) {

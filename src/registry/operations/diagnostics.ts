@@ -11,7 +11,7 @@ import type { LedgerService } from '../ledger/ledger-service.ts';
 import type { InstanceHeartbeat } from './instance-heartbeat.ts';
 
 /** Variables whose value is a secret, or may hold one (a password inside a URL): never shown. */
-const SECRET_VARIABLES = new Set(['REGISTRY_API_KEY_SECRET', 'MESH_JWT_SECRET', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET_VARIABLES = new Set(['REGISTRY_API_KEY_SECRET', 'MESH_JWT_SECRET', 'DATABASE_URL', 'REDIS_URL', 'COMPUTER_USE_API_KEY']);
 export const REDACTED = '[redacted]';
 
 export type DiagnosticsDeps = {

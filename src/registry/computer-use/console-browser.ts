@@ -1,0 +1,95 @@
+/**
+ * The browser computer use drives (docs/computer-use.md): Debian's Chromium through playwright-core,
+ * launched once and lazily, never downloaded. Each use gets its own browser context (no cookies or
+ * storage shared between runs) with a fixed viewport, and every request the page makes to an origin
+ * outside the allowed list is aborted in the browser: a model steered towards the cloud metadata
+ * address or a loopback service reaches nothing.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const VIEWPORT = { width: 1280, height: 800 } as const;
+
+export type ConsoleSession = {
+  readonly page: Page;
+  /** Requests the page tried to make outside the allowed origins, in order (URLs). */
+  readonly blocked: readonly string[];
+  close(): Promise<void>;
+};
+
+export type ConsoleBrowser = ReturnType<typeof createConsoleBrowser>;
+
+export function createConsoleBrowser(options: { chromiumPath: string }) {
+  let launching: Promise<Browser> | undefined;
+
+  function browser(): Promise<Browser> {
+    launching ??= chromium
+      .launch({
+        executablePath: options.chromiumPath,
+        headless: true,
+        // Root in a container has no user namespace for Chromium's sandbox; the page is confined by
+        // the origin filter below, not by the sandbox.
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      })
+      .catch((error: unknown) => {
+        launching = undefined;
+        throw error;
+      });
+    return launching;
+  }
+
+  return {
+    /** Whether the browser can be had here (the executable exists). */
+    installed: () => existsSync(options.chromiumPath),
+
+    /**
+     * A fresh context on `origin`, signed in to the console with `credential` when the console asks
+     * for it (a console open without sign-in is left as it is).
+     */
+    async open(session: { origin: string; allowedOrigins: readonly string[]; credential?: string | undefined }): Promise<ConsoleSession> {
+      const context: BrowserContext = await (await browser()).newContext({ viewport: VIEWPORT, timezoneId: 'UTC', serviceWorkers: 'block' });
+      const blocked: string[] = [];
+      await context.route('**/*', async (route) => {
+        const url = route.request().url();
+        if (isAllowed(url, session.allowedOrigins)) return route.continue();
+        blocked.push(url);
+        return route.abort('blockedbyclient');
+      });
+      try {
+        const page = await context.newPage();
+        if (session.credential) await signIn(page, session.origin, session.credential);
+        return { page, blocked, close: () => context.close() };
+      } catch (error) {
+        await context.close();
+        throw error;
+      }
+    },
+
+    async close(): Promise<void> {
+      const running = launching;
+      launching = undefined;
+      if (running) await (await running.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** Whether `url` is on one of the allowed origins (`data:` and `about:` documents carry no request off the machine). */
+export function isAllowed(url: string, allowedOrigins: readonly string[]): boolean {
+  if (url.startsWith('data:') || url === 'about:blank') return true;
+  try {
+    return allowedOrigins.includes(new URL(url).origin);
+  } catch {
+    return false;
+  }
+}
+
+/** Signs in at the console's form; a console that opens without sign-in redirects away from it. */
+async function signIn(page: Page, origin: string, credential: string): Promise<void> {
+  await page.goto(new URL('/sign-in', origin).href);
+  if (new URL(page.url()).pathname !== '/sign-in') return;
+  await page.locator('#credential').fill(credential);
+  await Promise.all([page.waitForLoadState('load'), page.locator('form[action="/sign-in"] button[type="submit"]').click()]);
+  await page.waitForURL((url) => url.pathname !== '/sign-in', { timeout: 10_000 }).catch(() => {
+    throw new Error('the console refused the credential at sign-in');
+  });
+}
