@@ -6,6 +6,7 @@
  * {@link RegistryAnswer}. Nothing is retried (the caller sees `retryable` and decides), and redirects
  * are not followed, so a credential only ever goes to the configured base URL.
  */
+import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import { errorEnvelope, type ErrorEnvelope } from '../core/errors.ts';
 import type { AgentListSchema, AgentRecordSchema, ListAgentsQuery, RegisterAgentBody, UpdateAgentBody } from '../registry/schemas/agent-schemas.ts';
@@ -155,6 +156,8 @@ export function createRegistryClient(options: RegistryClientOptions) {
 
   return {
     baseUrl,
+    /** Which registry and credential this client speaks for, as a digest (a cache key that holds no secret). */
+    identity: createHash('sha256').update(`${baseUrl}\n${options.credential ?? ''}`).digest('base64url'),
     request,
     /** The same client with another credential (or none). */
     as(credential: string | undefined) {

@@ -62,7 +62,8 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     logger: options.logger ?? { level: config.CONSOLE_LOG_LEVEL },
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: 64 * 1024,
-    trustProxy: false,
+    // Forwarded headers only from the configured proxies (X-Forwarded-Proto decides Secure cookies).
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
   });
   const registry =
     options.registry ?? createRegistryClient({ baseUrl: config.REGISTRY_URL, timeoutMs: config.CONSOLE_REGISTRY_TIMEOUT_MS, userAgent: 'ward-console' });
@@ -83,7 +84,8 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     // Sessions live in this process only, so a secret of its own, new at each start, is enough.
     secret: randomBytes(32).toString('base64url'),
     cookieName: config.secureCookies ? '__Host-ward_console' : 'ward_console',
-    cookie: { httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/', maxAge: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 },
+    // No maxAge: a browser session cookie, gone when the browser closes; the server enforces the session's ages.
+    cookie: { httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/' },
     saveUninitialized: false,
     store,
   });

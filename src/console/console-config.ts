@@ -26,6 +26,8 @@ export const ConsoleConfigSchema = Type.Object({
   CONSOLE_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** Comma list of the https origins a TLS-terminating proxy serves the console at (production without TLS here). */
   CONSOLE_ALLOWED_ORIGINS: Type.Optional(Type.String({ minLength: 1 })),
+  /** Comma list of the addresses (or CIDR ranges) of that proxy: only its X-Forwarded-Proto/-For are believed. */
+  CONSOLE_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   CONSOLE_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 30 }),
   CONSOLE_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 7 * 24, default: 12 }),
   CONSOLE_REGISTRY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
@@ -45,6 +47,8 @@ export type ConsoleConfig = Readonly<
     openAccess: boolean;
     /** Cookies and HSTS need TLS somewhere in front of the browser: here or at the proxy. */
     secureCookies: boolean;
+    /** The proxies whose forwarded headers count (Fastify `trustProxy`); none when empty. */
+    trustedProxies: readonly string[];
   }
 >;
 
@@ -71,6 +75,12 @@ export function loadConsoleConfig(env: Record<string, string | undefined> = proc
   if (production && listed.some((origin) => !origin.startsWith('https://'))) {
     throw new ConfigError('CONSOLE_ALLOWED_ORIGINS', 'must list https:// origins only when REGISTRY_ENV=production');
   }
+  const trustedProxies = (config.CONSOLE_TRUST_PROXY ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  // Behind a TLS-terminating proxy the console sees plain HTTP; only the proxy's X-Forwarded-Proto says
+  // the browser used HTTPS, and without believing it no Secure session cookie would ever be set.
+  if (production && !tls && trustedProxies.length === 0) {
+    throw new ConfigError('CONSOLE_TRUST_PROXY', 'production behind a proxy needs the proxy\'s address here, so its X-Forwarded-Proto: https is believed');
+  }
   const own = config.CONSOLE_URL ? originOf(config.CONSOLE_URL, 'CONSOLE_URL') : `${tls ? 'https' : 'http'}://${displayHost(config.CONSOLE_HOST)}:${config.CONSOLE_PORT}`;
   const openAccess = config.REGISTRY_AUTH_MODE === 'disabled' && !production && isLoopback(config.CONSOLE_HOST);
   return Object.freeze({
@@ -81,6 +91,7 @@ export function loadConsoleConfig(env: Record<string, string | undefined> = proc
     allowedOrigins: [...new Set([...(config.CONSOLE_URL || config.CONSOLE_PORT !== 0 ? [own] : []), ...listed])],
     openAccess,
     secureCookies: tls || production,
+    trustedProxies,
   });
 }
 

@@ -8,7 +8,8 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
-import { credentialRefused } from './pages/page-kit.ts';
+import { sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
+import { credentialRefused, signInAgain } from './pages/page-kit.ts';
 
 const SEQ = /^\d{1,19}$/;
 
@@ -24,13 +25,28 @@ export function registerLive(app: FastifyInstance): void {
       { signal: closed.signal },
     );
     if (!opened.ok) {
-      // EventSource gives up on a non-200 answer; the page script reopens later with its cursor.
-      const status = credentialRefused(request, opened) ? 401 : opened.status === null ? 503 : opened.status;
-      return reply.code(status).type('application/json').send(opened.text);
+      // A refused credential ends the session (the page then asks to sign in); anything else is told
+      // to the page script, which decides whether to retry.
+      if (credentialRefused(request, opened)) return signInAgain(request, reply);
+      return sendStreamEnd(reply, opened.status ?? 503, opened.envelope);
     }
-    const body = Readable.fromWeb(opened.response.body as ReadableStream<Uint8Array>);
-    body.on('error', () => body.destroy());
-    reply.raw.once('close', () => body.destroy());
+    const upstream = Readable.fromWeb(opened.response.body as ReadableStream<Uint8Array>);
+    upstream.on('error', () => upstream.destroy());
+    // `ward-open` first: the page script knows the registry's stream is really there (an EventSource's
+    // own "open" also fires for a `ward-end` answer).
+    const body = Readable.from(
+      (async function* () {
+        yield 'event: ward-open\ndata: {}\n\n';
+        yield* upstream;
+      })(),
+    );
+    // In open access there is no session to end; otherwise the stream ends with it (access/live-streams.ts).
+    const untrack = request.viewer.openAccess ? () => undefined : trackLiveStream(request.session.sessionId, () => reply.raw.destroy(), request.liveDeadline);
+    reply.raw.once('close', () => {
+      untrack();
+      upstream.destroy();
+      body.destroy();
+    });
     return reply
       .code(200)
       .header('content-type', 'text/event-stream; charset=utf-8')

@@ -26,7 +26,12 @@ describe('console configuration', () => {
       (error: unknown) => error instanceof ConfigError && /CONSOLE_ALLOWED_ORIGINS/.test(error.message),
     );
     assert.throws(() => loadConsoleConfig({ ...production, CONSOLE_TLS_CERT_FILE: '/tmp/cert.pem' }), /CONSOLE_TLS_KEY_FILE/);
-    const proxied = loadConsoleConfig({ ...production, CONSOLE_ALLOWED_ORIGINS: 'https://console.example.org, https://ops.example.org' });
+    assert.throws(
+      () => loadConsoleConfig({ ...production, CONSOLE_ALLOWED_ORIGINS: 'https://console.example.org' }),
+      (error: unknown) => error instanceof ConfigError && /CONSOLE_TRUST_PROXY/.test(error.message),
+    );
+    const proxied = loadConsoleConfig({ ...production, CONSOLE_ALLOWED_ORIGINS: 'https://console.example.org, https://ops.example.org', CONSOLE_TRUST_PROXY: '10.0.0.5' });
+    assert.deepEqual(proxied.trustedProxies, ['10.0.0.5']);
     assert.deepEqual(proxied.allowedOrigins.slice(1), ['https://console.example.org', 'https://ops.example.org']);
     assert.equal(proxied.secureCookies, true);
     assert.equal(proxied.openAccess, false);

@@ -80,7 +80,7 @@ export async function openPage(browser: Browser, options: { width?: number; heig
     // A page answered with an error status on purpose (a refused form, a 412) is not a page error, nor
     // a live stream refused because the session ended meanwhile (the page script retries, then the
     // next page asks to sign in).
-    const expected = /^Failed to load resource: the server responded with a status of 4\d\d|^EventSource's response has a status 401 /;
+    const expected = /^Failed to load resource: the server responded with a status of [45]\d\d|^EventSource's response has a status 401 /;
     if (message.type() === 'error' && !expected.test(message.text())) {
       errors.push(`console: ${message.text()}`);
     }

@@ -54,6 +54,8 @@ for (const backend of BACKENDS) {
       await page.getByLabel('Name', { exact: true }).fill('North ward integration');
       await page.getByLabel('Tier').selectOption('team');
       await page.getByLabel('registry:write').check();
+      const formKey = await page.locator('input[name="idempotency_key"]').inputValue();
+      assert.match(formKey, /^[0-9a-f-]{36}$/);
       const refused = page.waitForResponse((response) => response.request().method() === 'POST');
       await page.getByRole('button', { name: 'Create the key' }).click();
       assert.equal((await refused).status(), 422);
@@ -64,6 +66,9 @@ for (const backend of BACKENDS) {
       assert.equal(await page.getByLabel('Tier').inputValue(), 'team');
       assert.equal(await page.getByLabel('registry:write').isChecked(), true);
       assert.equal(await page.getByLabel('Organisation id').getAttribute('aria-invalid'), 'true');
+      // The form is drawn again with the idempotency key it was sent with: had the registry committed
+      // the first sending (a timeout, say), sending again replays it instead of creating a second key.
+      assert.equal(await page.locator('input[name="idempotency_key"]').inputValue(), formKey);
       await assertAccessible(page, 'refused form');
       const none = await stack.api.listApiKeys();
       assert.ok(none.ok);
@@ -91,6 +96,14 @@ for (const backend of BACKENDS) {
       );
       assert.ok(rawKey.startsWith(key.key_prefix));
       assert.equal((await stack.api.as(rawKey).caller()).ok, true, 'the key shown works');
+      // The corrected form was sent under the same key: the registry replays that creation for it.
+      const replayed = await stack.api.createApiKey(
+        { org_id: 'org-north', display_name: 'North ward integration', tier: 'team', scopes: ['registry:read', 'registry:write'], expires_at: `${expires}:00.000Z` },
+        { idempotencyKey: formKey },
+      );
+      assert.ok(replayed.ok, replayed.ok ? '' : replayed.text);
+      assert.equal(replayed.body.key_id, key.key_id);
+      assert.equal(replayed.body.raw_key ?? null, null, 'a replay holds no raw key');
 
       // Sending the same form again (a reload) creates nothing and shows no raw key.
       await page.reload();
@@ -133,13 +146,42 @@ for (const backend of BACKENDS) {
       await page.getByLabel('Organisation id').fill('org-south');
       await page.getByLabel('Name', { exact: true }).fill('Expired before use');
       await page.getByLabel('Expires (UTC, optional)').fill('2020-01-01T00:00');
+      const formKey = await page.locator('input[name="idempotency_key"]').inputValue();
       await page.getByRole('button', { name: 'Create the key' }).click();
       await page.locator('.problem[data-code="VALIDATION_ERROR"]').waitFor();
+      assert.equal(await page.locator('input[name="idempotency_key"]').inputValue(), formKey, 'the same form, the same idempotency key');
       assert.match((await page.locator('#key-form-problem').textContent()) ?? '', /Expires.*must be in the future/);
       assert.equal(await page.getByLabel('Expires (UTC, optional)').inputValue(), '2020-01-01T00:00');
       const listed = await stack.api.listApiKeys();
       assert.ok(listed.ok);
       assert.equal(listed.body.api_keys.length, 0);
+      assert.deepEqual(errors, []);
+    });
+
+    test('the revoke confirmation warns about the key signed in with, matched by its exact id', async (t) => {
+      const stack = await startConsoleStack(t, backend, { consoleEnv: { REGISTRY_AUTH_MODE: 'jwt' } });
+      const other = await stack.api.createApiKey({ org_id: 'org-other', display_name: 'Reporting key', scopes: ['registry:read'] });
+      assert.ok(other.ok, other.text);
+      // The admin key acts for an organisation whose id spells the other key's id, so the session's
+      // label ("Key <own id> · <org id>") contains that id too.
+      const admin = await stack.api.createApiKey({ org_id: other.body.key_id, display_name: 'Console admin', scopes: ['registry:read', 'registry:write', 'registry:admin'] });
+      assert.ok(admin.ok && admin.body.raw_key, admin.text);
+      const browser = await launchBrowser(t);
+      const { page, errors } = await openPage(browser);
+      await page.goto(stack.url('/settings'));
+      await page.getByLabel('API key or access token').fill(admin.body.raw_key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/settings');
+      assert.match((await page.locator('.viewer').textContent()) ?? '', new RegExp(`${admin.body.key_id} · ${other.body.key_id}`));
+
+      await page.goto(stack.url(`/settings/keys/${other.body.key_id}/revoke`));
+      assert.equal(await page.locator('h1').textContent(), 'Revoke key Reporting key?');
+      assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /This is the key you are signed in with/);
+
+      await page.goto(stack.url(`/settings/keys/${admin.body.key_id}/revoke`));
+      assert.equal(await page.locator('h1').textContent(), 'Revoke key Console admin?');
+      assert.match((await page.locator('main form .problem[role="alert"]').textContent()) ?? '', /This is the key you are signed in with/);
+      await assertAccessible(page, 'revoke own key');
       assert.deepEqual(errors, []);
     });
   });

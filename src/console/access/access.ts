@@ -12,11 +12,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RegistryClient } from '../../client/registry-client.ts';
 import type { Clock } from '../../core/clock.ts';
 import { errorEnvelope } from '../../core/errors.ts';
+import { isLoopback } from '../../core/http/loopback.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { html } from '../views/html.ts';
 import type { Viewer } from '../views/layout.ts';
 import { Problem } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
+import { closeLiveStreams, sendStreamEnd } from './live-streams.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -31,6 +33,8 @@ declare module 'fastify' {
     /** The registry client acting as this request's viewer. */
     registry: RegistryClient;
     viewer: Viewer;
+    /** When this session ends unless the person acts (ms); an event stream stops then. */
+    liveDeadline: number | undefined;
   }
 }
 
@@ -52,6 +56,18 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
   const maxMs = config.CONSOLE_SESSION_MAX_HOURS * 3_600_000;
   app.decorateRequest('registry', null as unknown as RegistryClient);
   app.decorateRequest('viewer', null as unknown as Viewer);
+  app.decorateRequest('liveDeadline', undefined);
+
+  // Open access trusts "this machine": a page of another site that got a loopback address for its own
+  // name (DNS rebinding) arrives with that name as Host, and is refused.
+  const allowedHosts = new Set(config.allowedOrigins.map((origin) => new URL(origin).host));
+  app.addHook('onRequest', async (request, reply) => {
+    if (!config.openAccess) return;
+    const host = request.headers.host ?? '';
+    const hostname = host.replace(/:\d+$/, '');
+    if (isLoopback(hostname) || allowedHosts.has(host)) return;
+    return sendPage(request, reply, { title: 'Refused', status: 403 }, html`<p role="alert">This console answers on this machine's own addresses only.</p>`);
+  });
 
   // A form posted from another origin is refused before its CSRF token is even looked at.
   app.addHook('onRequest', async (request, reply) => {
@@ -76,7 +92,10 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, request.session.get('ended'));
     const now = clock.now().getTime();
     if (now - seenAt > idleMs || now - signedInAt > maxMs) return endSession(request, reply, 'expired');
-    request.session.set('seenAt', now);
+    // Only what a person does keeps a session alive: not the event stream, nor the refreshes it
+    // triggers, or an unattended tab would stay signed in until the session's maximum age.
+    if (!isBackground(request, path)) request.session.set('seenAt', now);
+    request.liveDeadline = Math.min(seenAt + idleMs, signedInAt + maxMs);
     request.registry = registry.as(credential);
     request.viewer = viewer;
   });
@@ -114,7 +133,12 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     await request.session.regenerate();
     const now = clock.now().getTime();
     request.session.set('credential', credential);
-    request.session.set('viewer', { label: `${caller.kind === 'api_key' ? 'Key' : caller.kind} ${caller.credential_id}${caller.org_id ? ` · ${caller.org_id}` : ''}`, scopes: caller.scopes, openAccess: false });
+    request.session.set('viewer', {
+      label: `${caller.kind === 'api_key' ? 'Key' : caller.kind} ${caller.credential_id}${caller.org_id ? ` · ${caller.org_id}` : ''}`,
+      scopes: caller.scopes,
+      openAccess: false,
+      credentialId: caller.credential_id,
+    });
     request.session.set('signedInAt', now);
     request.session.set('seenAt', now);
     request.log.info({ credential_id: caller.credential_id }, 'console sign-in');
@@ -122,6 +146,7 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
   });
 
   app.post('/sign-out', async (request, reply) => {
+    closeLiveStreams(request.session.sessionId);
     await request.session.destroy();
     return reply.redirect('/sign-in?reason=signed_out', 303);
   });
@@ -140,6 +165,7 @@ export async function endRevokedSession(request: FastifyRequest, reply: FastifyR
  * so whichever request comes next (a page, a live section, the event stream) the person is told.
  */
 async function endSession(request: FastifyRequest, reply: FastifyReply, reason: 'expired' | 'revoked'): Promise<FastifyReply> {
+  closeLiveStreams(request.session.sessionId);
   await request.session.regenerate();
   request.session.set('ended', reason);
   return toSignIn(request, reply, reason);
@@ -148,18 +174,24 @@ async function endSession(request: FastifyRequest, reply: FastifyReply, reason: 
 function toSignIn(request: FastifyRequest, reply: FastifyReply, reason: string | undefined): FastifyReply {
   const next = request.method === 'GET' ? request.url : '/dashboard';
   const query = new URLSearchParams({ next, ...(reason ? { reason } : {}) });
-  // The event stream is not a page: an EventSource cannot follow a redirect to HTML.
-  if (request.url.startsWith('/live')) {
-    return reply.code(401).type('application/json').send(errorEnvelope('UNAUTHORIZED', 'Sign in to the console again.'));
-  }
+  // The event stream is not a page: an EventSource cannot follow a redirect to HTML. It is told to
+  // reload, and the page then goes to the sign-in form.
+  if (request.url.startsWith('/live')) return sendStreamEnd(reply, 401, errorEnvelope('UNAUTHORIZED', 'Sign in to the console again.'));
   // htmx refreshes a section with a GET: send the whole page to the sign-in form instead.
   if (request.headers['hx-request']) return reply.header('hx-redirect', `/sign-in?${query}`).code(204).send();
   return reply.redirect(`/sign-in?${query}`, 303);
 }
 
-/** Only a path on this console, never another site (an open redirect). */
-function safeNext(value: string | undefined): string {
-  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/dashboard';
+/**
+ * Only a path on this console, never another site (an open redirect): no control characters or
+ * backslashes (browsers drop tabs and read `\` as `/`, so `/\t/evil.example` would leave), and what
+ * the URL parser makes of it must stay on this origin.
+ */
+export function safeNext(value: string | undefined): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (!value || !value.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return '/dashboard';
+  const url = new URL(value, 'http://console.invalid');
+  return url.origin === 'http://console.invalid' ? `${url.pathname}${url.search}${url.hash}` : '/dashboard';
 }
 
 type SignInState = { next: string; notice?: string | undefined; error?: string; problem?: Parameters<typeof Problem>[0]; status?: number };
@@ -183,4 +215,11 @@ function signInPage(request: FastifyRequest, reply: FastifyReply, state: SignInS
       </form>
     </div>`,
   );
+}
+
+/** A request no person made: the event stream, or a live section's refresh it triggered. */
+function isBackground(request: FastifyRequest, path: string): boolean {
+  if (path === '/live') return true;
+  const trigger = request.headers['hx-trigger'];
+  return typeof trigger === 'string' && trigger.startsWith('live-refresh-');
 }

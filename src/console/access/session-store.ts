@@ -6,7 +6,8 @@ type Callback = (error?: unknown) => void;
  * Where @fastify/session keeps the console's sessions: this process's memory, bounded. The console
  * holds no storage of its own (docs/console.md): a restart signs everyone out, which for an operator
  * console is the safe failure. Entries older than `maxAgeMs` are swept; past `maxEntries` the oldest
- * session goes first, so a flood of sign-in pages cannot grow the process without bound.
+ * session nobody is signed in to goes first, so a flood of sign-in pages can neither grow the process
+ * without bound nor push operators out.
  */
 export class BoundedSessionStore {
   readonly #sessions = new Map<string, { session: Session; storedAt: number }>();
@@ -23,11 +24,23 @@ export class BoundedSessionStore {
   set(sessionId: string, session: Session, callback: Callback): void {
     this.#sessions.delete(sessionId);
     this.#sessions.set(sessionId, { session, storedAt: Date.now() });
-    if (this.#sessions.size > this.#maxEntries) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest !== undefined) this.#sessions.delete(oldest);
-    }
+    if (this.#sessions.size > this.#maxEntries) this.#evictOne();
     callback();
+  }
+
+  /**
+   * The oldest session nobody is signed in to (a visitor's sign-in form) goes first, so a flood of
+   * anonymous visits cannot sign operators out; only when every session is signed in, the oldest.
+   */
+  #evictOne(): void {
+    for (const [id, entry] of this.#sessions) {
+      if (!(entry.session as { credential?: unknown }).credential) {
+        this.#sessions.delete(id);
+        return;
+      }
+    }
+    const oldest = this.#sessions.keys().next().value;
+    if (oldest !== undefined) this.#sessions.delete(oldest);
   }
 
   get(sessionId: string, callback: (error: unknown, session?: Session | null) => void): void {

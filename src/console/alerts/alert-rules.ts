@@ -6,7 +6,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { RegistryAnswer, RegistryClient } from '../../client/registry-client.ts';
-import type { SignedTreeHeadDocument } from '../../registry/ledger/ledger-verifier.ts';
+import { toHex } from '../../core/crypto/merkle.ts';
 import { auditLedger } from '../../registry/ledger/ledger-audit.ts';
 import type { Failure } from '../pages/page-kit.ts';
 
@@ -44,10 +44,14 @@ const QUOTA_WARNING = 0.9;
 const ulidOf = (uri: string) => uri.slice(uri.lastIndexOf('/') + 1);
 
 /**
- * The last tree head each registry's ledger was verified at, and when a failure was first seen: what
- * makes "does not extend the last one" checkable. Process memory; a restart starts over.
+ * The largest tree head each registry's ledger was verified at, and when a failure was first seen:
+ * what makes "does not extend the last one" checkable. Kept as the size and root this console
+ * verified while the head was current (plus when it was signed and by which key, to show), not as the
+ * signed document: the key that signed it may since have been rotated away, even withdrawn at once,
+ * and that does not undo what was verified then. Process memory; a restart starts over.
  */
-const ledgerMemory = new Map<string, { head?: SignedTreeHeadDocument; failingSince?: string }>();
+type RememberedLedgerHead = { treeSize: number; rootHash: string; timestamp: string; kid: string | undefined };
+const ledgerMemory = new Map<string, { head?: RememberedLedgerHead; failingSince?: string }>();
 
 /** What was found; `failures` are the registry answers that kept the `unchecked` rules from running. */
 export type AlertReport = { alerts: Alert[]; failures: Failure[]; unchecked: AlertRule[]; checkedAt: string };
@@ -219,10 +223,11 @@ async function delegationAlerts(registry: RegistryClient, registryId: string, ti
 }
 
 async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert | 'unchecked' | undefined> {
-  const memory = ledgerMemory.get(registry.baseUrl) ?? {};
+  const url = registry.baseUrl;
+  const memory = ledgerMemory.get(url) ?? {};
   const report = await auditLedger({
-    baseUrl: registry.baseUrl,
-    previous: memory.head,
+    baseUrl: url,
+    previousVerified: memory.head,
     read: async (path) => {
       const answer = await registry.request('GET', path);
       if (!answer.ok) throw new Error(`GET ${path} answered ${answer.status ?? 'nothing'} ${answer.envelope.error.code}`);
@@ -230,13 +235,17 @@ async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert |
     },
   });
   const unreachable = report.checks.some((check) => check.name === 'registry');
-  if (report.ok && report.treeHead) {
-    ledgerMemory.set(registry.baseUrl, { head: report.treeHead });
+  // Other checks may have finished meanwhile: the memory is read again, and a head never replaces a larger one.
+  const latest = ledgerMemory.get(url) ?? {};
+  if (report.ok && report.verified) {
+    const { treeSize, rootHash, timestamp, kid } = report.verified;
+    const head = latest.head && latest.head.treeSize > treeSize ? latest.head : { treeSize, rootHash: toHex(rootHash), timestamp, kid };
+    ledgerMemory.set(url, { head });
     return undefined;
   }
   if (unreachable) return 'unchecked'; // the registry did not answer: not a broken ledger
-  const failingSince = memory.failingSince ?? now.toISOString();
-  ledgerMemory.set(registry.baseUrl, { ...memory, failingSince });
+  const failingSince = latest.failingSince ?? now.toISOString();
+  ledgerMemory.set(url, { ...latest, failingSince });
   const failedCheck = report.checks.find((check) => !check.ok);
   return {
     id: 'ledger_unverified',

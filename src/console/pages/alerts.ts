@@ -6,7 +6,8 @@
  * exactly while its condition holds, and the list follows the registry live.
  */
 import type { FastifyInstance } from 'fastify';
-import { ALERT_RULES, collectAlerts, type Alert, type AlertRule, type AlertSeverity } from '../alerts/alert-rules.ts';
+import { currentAlerts } from '../alerts/alert-cache.ts';
+import { ALERT_RULES, type Alert, type AlertRule, type AlertSeverity } from '../alerts/alert-rules.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Problem, Section, Time } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
@@ -17,17 +18,19 @@ const RULE_NAMES = Object.keys(ALERT_RULES) as AlertRule[];
 
 export function registerAlertsPage(app: FastifyInstance): void {
   app.get('/alerts', async (request, reply) => {
-    const report = await collectAlerts(request.registry);
+    const report = await currentAlerts(request.registry);
     if (credentialRefused(request, ...report.failures)) return signInAgain(request, reply);
     const { alerts } = report;
     const failures = distinct(report.failures);
     const bySeverity = new Map(SEVERITIES.map((severity) => [severity, alerts.filter((alert) => alert.severity === severity)]));
     const title = alerts.length === 0 ? 'Open alerts' : `${alerts.length} open alert${alerts.length === 1 ? '' : 's'}`;
-    // The page is a report on the checks: one that could not run is part of it, not a failed page.
+    // The page is a report on the checks: one that could not run is part of it (200); but when the
+    // registry did not answer at all, nothing could be checked and the page says so as every page does (503).
+    const unreachable = failures.length > 0 && failures.every((failure) => failure.status === null);
     return sendPage(
       request,
       reply,
-      { page: 'alerts', title: 'Alerts', live: true },
+      { page: 'alerts', title: 'Alerts', live: true, status: unreachable ? 503 : 200 },
       html`
         <${Section} id="alert-list" title=${title} live=${selfUrl(request)}>
           <p class="small muted">Checked <${Time} at=${report.checkedAt} />. ${alerts.length > 0 &&

@@ -5,7 +5,9 @@
  * by page; any entry's inclusion in the signed tree is proved step by step on
  * `/audit/entries/<leaf index>` (the console hashes the entry's text itself and walks the registry's
  * proof up to the signed root); and the current head is checked to extend an earlier head this
- * console verified (`auditLedger` with `previous`; why the console keeps those: ./audit-memory.ts).
+ * console verified while it was current (`auditLedger` with `previousVerified`: its size and root, not
+ * its signature again, so a key rotated away since does not fail it; why the console keeps those:
+ * ./audit-memory.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
@@ -50,7 +52,7 @@ async function checkHead(registry: RegistryClient, jwks: RegistryAnswer<{ keys: 
   if (!sth.ok || !jwks.ok) return undefined;
   try {
     const verified = await verifySignedTreeHead(sth.body, jwks.body as { keys: JWK[] });
-    rememberHead(registry.baseUrl, sth.body);
+    rememberHead(registry.baseUrl, verified);
     return { document: sth.body, verified };
   } catch (error) {
     return { document: sth.body, failure: error instanceof TreeHeadError ? error.message : String(error) };
@@ -133,7 +135,7 @@ function ConsistencyReport({ report, from }: { report: LedgerAuditReport; from: 
   const ok = report.ok && consistency?.ok === true;
   return html`<div id="consistency-result" data-verdict=${ok ? 'verified' : 'failed'}>
     <p>${ok
-      ? html`<${Badge} state="verified" label="Consistent" /> The current log extends the head of ${count(from.tree_size)} entries signed <${Time} at=${from.timestamp} />: nothing recorded by then was changed, dropped or reordered.`
+      ? html`<${Badge} state="verified" label="Consistent" /> The current log extends the head of ${count(from.tree_size)} entries signed <${Time} at=${from.timestamp} />${from.kid ? html` by key <code>${from.kid}</code>` : ''}: nothing recorded by then was changed, dropped or reordered.`
       : html`<${Badge} state="failed" label="Consistency FAILED" /> <strong role="alert"><${Detail} text=${consistency ? consistency.detail : 'The check could not be completed.'} /></strong>`}</p>
     <ul>
       ${report.checks.map((check) => html`<li><${Badge} state=${check.ok ? 'ok' : 'failed'} label=${check.ok ? 'ok' : 'FAILED'} /> <strong>${check.name}</strong>: <${Detail} text=${check.detail} /></li>`)}
@@ -160,8 +162,12 @@ async function auditPage(request: FastifyRequest<{ Querystring: AuditQuery }>, r
   const previous = from ? findHead(registry.baseUrl, from) : undefined;
   let report: LedgerAuditReport | undefined;
   if (previous && !request.headers['hx-request']) {
-    report = await auditLedger({ baseUrl: registry.baseUrl, previous, read: readerFor(registry) });
-    if (report.ok && report.treeHead) rememberHead(registry.baseUrl, report.treeHead);
+    report = await auditLedger({
+      baseUrl: registry.baseUrl,
+      previousVerified: { treeSize: previous.tree_size, rootHash: previous.root_hash },
+      read: readerFor(registry),
+    });
+    if (report.ok && report.verified) rememberHead(registry.baseUrl, report.verified);
   }
   const currentKey = head && 'verified' in head ? headKey(head.document) : undefined;
   const heads = [...recordedHeads(registry.baseUrl)].reverse();

@@ -5,7 +5,7 @@
  * alert rules (../alerts/alert-rules.ts); the sections follow the registry live.
  */
 import type { FastifyInstance } from 'fastify';
-import { collectAlerts } from '../alerts/alert-rules.ts';
+import { currentAlerts } from '../alerts/alert-cache.ts';
 import { html } from '../views/html.ts';
 import { BarChart, Badge, Empty, Problem, Section, Time, count, percent } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
@@ -18,7 +18,7 @@ export function registerDashboardPage(app: FastifyInstance): void {
     const [overview, recent, alerts] = await Promise.all([
       request.registry.overview(),
       request.registry.events({ limit: 10 }),
-      collectAlerts(request.registry),
+      currentAlerts(request.registry),
     ]);
     if (credentialRefused(request, overview, recent)) return signInAgain(request, reply);
     const live = selfUrl(request);

@@ -49,6 +49,8 @@ export function keepNotice(request: FastifyRequest, text: string): void {
 
 /** The notice kept by the last action, shown once. */
 export function takeNotice(request: FastifyRequest): View {
+  // A live refresh (perhaps of another tab) must not use up the notice meant for the page the action led to.
+  if (request.headers['hx-request']) return null;
   const text = request.session.get('notice');
   if (!text) return null;
   request.session.set('notice', undefined);

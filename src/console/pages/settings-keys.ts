@@ -5,7 +5,9 @@
  * The raw key only ever travels in the answer to the POST that created it: it is rendered straight
  * into that page (never kept in the session, a notice or a redirect URL; the page is `no-store`).
  * The form carries an idempotency key fixed when it was drawn, so sending it twice creates one key;
- * the second answer is the registry's replay, which holds no raw key, and the page says so.
+ * the second answer is the registry's replay, which holds no raw key, and the page says so. A form
+ * drawn again after a failed sending keeps the key it was sent with: the failure may have been a
+ * timeout after the registry committed, and sending again must then replay, not create a second key.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -36,6 +38,8 @@ type KeyFormBody = { org_id?: string; display_name?: string; tier?: string; scop
 
 const EMPTY_FORM: KeyForm = { org_id: '', display_name: '', tier: 'developer', scopes: ['registry:read'], expires_at: '' };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Where a registry validation error points, as the form names the field. */
 const FIELD_LABELS: Record<string, string> = {
   '/org_id': 'Organisation id',
@@ -52,13 +56,16 @@ export function keyState(key: Pick<ApiKey, 'active' | 'revoked_at'>): 'active' |
 }
 
 export function registerKeyPages(app: FastifyInstance): void {
-  app.get('/settings/keys/new', async (request, reply) => createPage(request, reply, EMPTY_FORM));
+  app.get('/settings/keys/new', async (request, reply) => createPage(request, reply, EMPTY_FORM, randomUUID()));
 
   app.post<{ Body: KeyFormBody }>('/settings/keys', async (request, reply) => {
     const form = formOf(request.body ?? {});
+    // The form's own key, kept for any redrawing of the form (a new one only when it sent none usable).
+    const sent = text(request.body?.idempotency_key);
+    const idempotencyKey = sent && UUID.test(sent) ? sent : randomUUID();
     const expires = form.expires_at ? toRfc3339(form.expires_at) : undefined;
     if (expires === null) {
-      return createPage(request, reply, form, { local: 'Expires is not a date and time: use the date picker, or write YYYY-MM-DDTHH:MM (UTC).' });
+      return createPage(request, reply, form, idempotencyKey, { local: 'Expires is not a date and time: use the date picker, or write YYYY-MM-DDTHH:MM (UTC).' });
     }
     const body: Static<typeof CreateApiKeyBody> = {
       org_id: form.org_id,
@@ -67,9 +74,9 @@ export function registerKeyPages(app: FastifyInstance): void {
       scopes: form.scopes as Static<typeof CreateApiKeyBody>['scopes'],
       ...(expires ? { expires_at: expires } : {}),
     };
-    const answer = await request.registry.createApiKey(body, { idempotencyKey: text(request.body?.idempotency_key) ?? randomUUID() });
+    const answer = await request.registry.createApiKey(body, { idempotencyKey });
     if (credentialRefused(request, answer)) return signInAgain(request, reply);
-    if (!answer.ok) return createPage(request, reply, form, { failed: answer });
+    if (!answer.ok) return createPage(request, reply, form, idempotencyKey, { failed: answer });
     const key = answer.body;
     request.log.info({ key_id: key.key_id, org_id: key.org_id }, 'console created an API key');
     return sendPage(
@@ -140,7 +147,8 @@ async function tierChoices(request: FastifyRequest): Promise<{ tiers: Tier[] | n
   return answer.ok ? { tiers: answer.body.tiers, failed: undefined } : { tiers: null, failed: answer };
 }
 
-async function createPage(request: FastifyRequest, reply: FastifyReply, form: KeyForm, refusal: { failed?: Failure; local?: string } = {}) {
+/** The create form; `idempotencyKey` is the form's own (a new one for a new form, the one it was sent with when drawn again). */
+async function createPage(request: FastifyRequest, reply: FastifyReply, form: KeyForm, idempotencyKey: string, refusal: { failed?: Failure; local?: string } = {}) {
   const { tiers, failed: tiersFailed } = await tierChoices(request);
   if (tiersFailed && credentialRefused(request, tiersFailed)) return signInAgain(request, reply);
   const { failed, local } = refusal;
@@ -164,12 +172,14 @@ async function createPage(request: FastifyRequest, reply: FastifyReply, form: Ke
         </div>`}
         ${failed?.envelope.error.code === 'IDEMPOTENCY_KEY_IN_PROGRESS' &&
         html`<p class="notice notice-info" role="status">The form was sent twice and the first sending is still being handled: look for the key in <a href="/settings#api-keys">the list</a> before sending again.</p>`}
+        ${failed?.envelope.error.code === 'IDEMPOTENCY_KEY_REUSED' &&
+        html`<p class="notice notice-info" role="status">This form was sent before with other values, and that sending may have created a key: look for it in <a href="/settings#api-keys">the list</a>. To create another key, start <a href="/settings/keys/new">a new form</a>.</p>`}
         ${local && html`<p class="problem" role="alert">${local}</p>`}
       </div>
       ${tiersFailed && html`<p class="small muted">The registry did not list its tiers (${tiersFailed.envelope.error.message}); the tier names below are this console's.</p>`}
       <form method="post" action="/settings/keys" class="panel stack narrow" aria-label="New API key">
         <${CsrfField} reply=${reply} />
-        <input type="hidden" name="idempotency_key" value=${randomUUID()} />
+        <input type="hidden" name="idempotency_key" value=${idempotencyKey} />
         <label for="org_id">Organisation id</label>
         <input id="org_id" name="org_id" value=${form.org_id} required maxlength="128" autocomplete="off" spellcheck="false"
           aria-invalid=${invalid.has('org_id') ? 'true' : undefined} aria-describedby=${describedBy('org_id', 'org_id-help')} />
@@ -221,8 +231,8 @@ async function revokePage(request: FastifyRequest, reply: FastifyReply, keyId: s
   }
   const key = answer.body;
   const state = keyState(key);
-  // The viewer's label names the key a session signed in with (access.ts).
-  const ownKey = !request.viewer.openAccess && request.viewer.label.includes(key.key_id);
+  // The credential the session signed in with (access.ts), by its exact id.
+  const ownKey = !request.viewer.openAccess && request.viewer.credentialId === key.key_id;
   return sendPage(
     request,
     reply,

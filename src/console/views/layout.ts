@@ -22,7 +22,7 @@ export const PAGES = [
 export type PageName = (typeof PAGES)[number][0];
 
 /** Who is looking, as the page shows it. */
-export type Viewer = { label: string; scopes: readonly string[]; openAccess: boolean };
+export type Viewer = { label: string; scopes: readonly string[]; openAccess: boolean; /** The registry's id of the signed-in credential (`GET /v1/caller`), when signed in. */ credentialId?: string };
 
 export type Frame = {
   /** Which of the nine pages this is (highlighted in the navigation), if any. */

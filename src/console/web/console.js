@@ -20,7 +20,8 @@
   function follow() {
     const state = document.getElementById('live-state');
     const say = (text, kind) => {
-      if (!state) return;
+      // Only a change is written: a status region announces every write.
+      if (!state || (state.textContent === text && state.dataset.state === kind)) return;
       state.textContent = text;
       state.dataset.state = kind;
     };
@@ -33,7 +34,7 @@
     function open() {
       const url = lastId ? '/live?cursor=' + encodeURIComponent(lastId) : '/live';
       source = new EventSource(url);
-      source.addEventListener('open', () => {
+      source.addEventListener('ward-open', () => {
         // After a gap without a position to resume from, refresh once to catch up.
         if (failures > 0 && !lastId) document.body.dispatchEvent(new CustomEvent('ward:change'));
         failures = 0;
@@ -46,6 +47,31 @@
           document.body.dispatchEvent(new CustomEvent('ward:change', { detail: { type } }));
         });
       }
+      // The console could not serve the stream and says why (access/live-streams.ts).
+      source.addEventListener('ward-end', (event) => {
+        source.close();
+        let status;
+        try {
+          status = JSON.parse(event.data).status;
+        } catch {
+          status = 0;
+        }
+        if (status === 401) {
+          // The session ended: reloading lets the console send the page to its sign-in form.
+          window.location.reload();
+          return;
+        }
+        if (status === 403) {
+          say('Live updates are not available to this key', 'off');
+          return;
+        }
+        if (status === 410 || status === 422) {
+          // The position is gone or unknown to the registry (pruned, or a reset): start afresh.
+          lastId = null;
+          document.body.dispatchEvent(new CustomEvent('ward:change'));
+        }
+        retryLater();
+      });
       source.addEventListener('error', () => {
         // The browser reconnects by itself (sending Last-Event-ID) unless the answer was not a stream.
         if (source.readyState === EventSource.CONNECTING) {
@@ -53,11 +79,15 @@
           return;
         }
         source.close();
-        failures += 1;
-        const wait = Math.min(30000, 1000 * 2 ** Math.min(failures - 1, 5));
-        say('Live updates paused; retrying in ' + Math.round(wait / 1000) + ' s', 'paused');
-        setTimeout(open, wait);
+        retryLater();
       });
+    }
+
+    function retryLater() {
+      failures += 1;
+      const wait = Math.min(30000, 1000 * 2 ** Math.min(failures - 1, 5));
+      say('Live updates paused; retrying', 'paused');
+      setTimeout(open, wait);
     }
     open();
     window.addEventListener('pagehide', () => source && source.close());
@@ -65,7 +95,14 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     localiseTimes(document);
-    document.body.addEventListener('htmx:afterSettle', (event) => localiseTimes(event.target));
+    // Live sections arrive out of band, beside the element that asked: write every time anew (cheap).
+    document.body.addEventListener('htmx:afterSettle', () => localiseTimes(document));
+    // A section the person is working in (focus inside it) is not replaced under them; it catches up
+    // with the next change after they leave it.
+    document.body.addEventListener('htmx:oobBeforeSwap', (event) => {
+      const target = event.detail.target;
+      if (target && target.contains(document.activeElement) && document.activeElement !== document.body) event.preventDefault();
+    });
     if (document.body.dataset.live === 'on' && 'EventSource' in window) follow();
   });
 })();

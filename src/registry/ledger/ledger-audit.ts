@@ -23,8 +23,19 @@ export type LedgerAuditOptions = {
   baseUrl: string;
   /** Leaf indexes whose entry and inclusion in the signed tree head to check. */
   leaves?: readonly number[];
-  /** A tree head this client verified before: the current one must be consistent with it. */
+  /**
+   * A tree head this client verified before, as the signed document (what `ward ledger verify --state`
+   * saves): its signature is checked again against today's keys, then the current head must be
+   * consistent with it.
+   */
   previous?: SignedTreeHeadDocument | undefined;
+  /**
+   * A tree head this client verified itself while it was current, held by the client since (the
+   * console's memory): the current head must be consistent with it. Its signature is not checked
+   * again, so a head whose key has since been rotated away (even retired at once) still counts;
+   * only a caller that checked the signature at the time and kept the figures itself may pass one.
+   */
+  previousVerified?: { treeSize: number; rootHash: string } | undefined;
   /** Download every entry and recompute the root from the leaves (O(n); for audits). */
   full?: boolean;
   fetch?: typeof fetch;
@@ -36,7 +47,14 @@ export type LedgerAuditOptions = {
 };
 
 export type AuditCheck = { name: string; ok: boolean; detail: string };
-export type LedgerAuditReport = { ok: boolean; checks: AuditCheck[]; treeHead?: SignedTreeHeadDocument };
+export type LedgerAuditReport = {
+  ok: boolean;
+  checks: AuditCheck[];
+  /** The current signed tree head, as served, once its signature verified. */
+  treeHead?: SignedTreeHeadDocument;
+  /** What that signature vouches for, and which key made it. */
+  verified?: VerifiedTreeHead;
+};
 
 type EntryDocument = { leaf_index: number; leaf_hash: string; seq: number; leaf: string };
 
@@ -64,10 +82,11 @@ export async function auditLedger(options: LedgerAuditOptions): Promise<LedgerAu
       return { ok: false, checks };
     }
 
-    if (options.previous) await checkConsistency(options.previous, head, jwks, get, pass, fail);
+    if (options.previous) await checkSignedConsistency(options.previous, head, jwks, get, pass, fail);
+    if (options.previousVerified) await checkVerifiedConsistency(options.previousVerified, head, get, pass, fail);
     for (const leafIndex of options.leaves ?? []) await checkInclusion(leafIndex, head, get, pass, fail);
     if (options.full) await checkWholeTree(head, get, pass, fail);
-    return { ok: checks.every((check) => check.ok), checks, treeHead: document };
+    return { ok: checks.every((check) => check.ok), checks, treeHead: document, verified: head };
   } catch (error) {
     fail('registry', (error as Error).message);
     return { ok: false, checks };
@@ -87,7 +106,8 @@ function getter(baseUrl: string, fetchImpl: typeof fetch): Get {
   };
 }
 
-async function checkConsistency(
+/** From a signed head document: its signature is verified again against today's keys first. */
+async function checkSignedConsistency(
   previous: SignedTreeHeadDocument,
   head: VerifiedTreeHead,
   jwks: { keys: JWK[] },
@@ -95,13 +115,39 @@ async function checkConsistency(
   pass: Report,
   fail: Report,
 ): Promise<void> {
-  const name = `consistency ${previous.tree_size} → ${head.treeSize}`;
   let before: VerifiedTreeHead;
   try {
     before = await verifySignedTreeHead(previous, jwks);
   } catch (error) {
-    return fail(name, `the earlier tree head does not verify: ${(error as Error).message}`);
+    return fail(`consistency ${previous.tree_size} → ${head.treeSize}`, `the earlier tree head does not verify: ${(error as Error).message}`);
   }
+  return checkConsistency(before, head, get, pass, fail);
+}
+
+/** From the size and root of a head the caller verified when it was current: taken as they are. */
+async function checkVerifiedConsistency(
+  previous: { treeSize: number; rootHash: string },
+  head: VerifiedTreeHead,
+  get: Get,
+  pass: Report,
+  fail: Report,
+): Promise<void> {
+  const { treeSize } = previous;
+  const rootHash = typeof previous.rootHash === 'string' ? hashFromHex(previous.rootHash) : undefined;
+  if (!Number.isSafeInteger(treeSize) || treeSize < 0 || !rootHash) {
+    return fail(`consistency ${String(treeSize)} → ${head.treeSize}`, 'the earlier head is not a tree head: its size must be a count and its root 64 hex digits');
+  }
+  return checkConsistency({ treeSize, rootHash }, head, get, pass, fail);
+}
+
+async function checkConsistency(
+  before: Pick<VerifiedTreeHead, 'treeSize' | 'rootHash'>,
+  head: VerifiedTreeHead,
+  get: Get,
+  pass: Report,
+  fail: Report,
+): Promise<void> {
+  const name = `consistency ${before.treeSize} → ${head.treeSize}`;
   if (before.treeSize > head.treeSize) return fail(name, 'the log is smaller than it was: history was removed');
   const proof = (await get(`/v1/transparency/proof/consistency?first=${before.treeSize}&second=${head.treeSize}`)) as {
     consistency_path: string[];
