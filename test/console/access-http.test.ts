@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import type { Session } from 'fastify';
 import { safeNext } from '../../src/console/access/access.ts';
 import { BoundedSessionStore } from '../../src/console/access/session-store.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../registry/auth/fixtures.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
 const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -118,6 +119,28 @@ describe('console access over HTTP', () => {
     // Opening it again with the old cookie is told to sign in, as an event the page script reads.
     const again = await fetch(stack.url('/live'), { headers: { cookie } });
     assert.match(await again.text(), /event: ward-end\ndata: \{"status":401/);
+  });
+
+  test('in jwt mode a person signs in with an access token holding registry:admin, and only with one', async (t) => {
+    const key = makeSigningKey('ES256');
+    const jwks = await startJwksServer(t, [key]);
+    const stack = await startConsoleStack(t, 'sqlite', {
+      registryEnv: { REGISTRY_AUTH_MODE: 'jwt', REGISTRY_JWT_JWKS_URI: jwks.jwksUri, REGISTRY_JWT_ISSUER: ISSUER, REGISTRY_JWT_AUDIENCE: AUDIENCE },
+      consoleEnv: { REGISTRY_AUTH_MODE: 'jwt' },
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const token = (claims: Record<string, unknown>) => signToken(key, tokenClaims({ iat: now, exp: now + 300, ...claims }));
+
+    const admin = await signIn(stack, await token({ sub: 'ops-lead', scope: 'registry:read registry:admin' }));
+    assert.equal(admin.status, 303);
+    const page = await fetch(stack.url('/agents'), { headers: { cookie: admin.cookie }, redirect: 'manual' });
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /jwt:ops-lead/);
+
+    const reader = await signIn(stack, await token({ sub: 'ward-reader', scope: 'registry:read' }));
+    assert.equal(reader.status, 403);
+    const expired = await signIn(stack, await token({ sub: 'ops-lead', scope: 'registry:read registry:admin', iat: now - 900, exp: now - 600 }));
+    assert.equal(expired.status, 401);
   });
 
   test('a flood of anonymous sessions does not push a signed-in one out', (t) => {

@@ -134,7 +134,7 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     const now = clock.now().getTime();
     request.session.set('credential', credential);
     request.session.set('viewer', {
-      label: `${caller.kind === 'api_key' ? 'Key' : caller.kind} ${caller.credential_id}${caller.org_id ? ` · ${caller.org_id}` : ''}`,
+      label: `${caller.kind === 'api_key' ? 'Key' : 'Token'} ${caller.credential_id}${caller.org_id ? ` · ${caller.org_id}` : ''}`,
       scopes: caller.scopes,
       openAccess: false,
       credentialId: caller.credential_id,
@@ -166,6 +166,10 @@ export async function endRevokedSession(request: FastifyRequest, reply: FastifyR
  */
 async function endSession(request: FastifyRequest, reply: FastifyReply, reason: 'expired' | 'revoked'): Promise<FastifyReply> {
   closeLiveStreams(request.session.sessionId);
+  // A background request (the stream, a live refresh) only sends the page on; the page's own next
+  // request ends the session. Its answer may never reach the browser (a navigation cancels it), and
+  // with it the new session's cookie: the reason would then be lost.
+  if (isBackground(request, request.url.split('?')[0] ?? '')) return toSignIn(request, reply, reason);
   await request.session.regenerate();
   request.session.set('ended', reason);
   return toSignIn(request, reply, reason);
