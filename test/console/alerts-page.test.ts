@@ -6,24 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { ALERT_RULES } from '../../src/console/alerts/alert-rules.ts';
 import { testScope } from '../helpers/listening.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { makeCertificate } from '../registry/trust/fixtures.ts';
-import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack, waitForLive } from './console-harness.ts';
+import { assertAccessible, closedPort, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack, waitForLive } from './console-harness.ts';
 
 const DAY_MS = 86_400_000;
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 for (const backend of BACKENDS) {
   describe(`console /alerts [${backend}]`, NEEDS_CHROMIUM, () => {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import type { TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -98,6 +99,15 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
     [],
     `${label}: accessibility violations`,
   );
+}
+
+/** A loopback port nothing listens on (a registry or gateway that is down). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** Waits until the page follows the registry's event stream (the live badge says so). */

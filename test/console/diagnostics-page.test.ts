@@ -5,23 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { WARD_VERSION } from '../../src/core/version.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { gatewayHealth, startTestGateway } from '../mesh/gateway/gateway-helpers.ts';
 import { rpc } from '../mesh/helpers.ts';
-import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack } from './console-harness.ts';
+import { assertAccessible, closedPort, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack } from './console-harness.ts';
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const fact = async (page: Page, section: string, term: string) =>
   ((await page.locator(`#${section} .facts div`, { has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd').textContent()) ?? '').trim();

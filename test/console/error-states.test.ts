@@ -3,19 +3,10 @@
  * and rate-limited (429 with when to try again), in Chromium; never a stack trace or a blank page.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { testScope } from '../helpers/listening.ts';
-import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack } from './console-harness.ts';
+import { assertAccessible, closedPort, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack } from './console-harness.ts';
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('console error states', NEEDS_CHROMIUM, () => {
   test('an unreachable registry: every page answers 503 and says where it looked', async (t) => {
