@@ -161,16 +161,15 @@ export async function endRevokedSession(request: FastifyRequest, reply: FastifyR
 }
 
 /**
- * Ends a signed-in session: the credential is dropped under a new session id, which keeps only why,
- * so whichever request comes next (a page, a live section, the event stream) the person is told.
+ * Ends a signed-in session: the credential is dropped and the session keeps only why, so whichever
+ * request comes next (a page, a live section, the event stream) the person is told. The session keeps
+ * its id: a request already on its way with the same cookie (a reload racing a navigation) then finds
+ * the reason too, where a new id would have left it a fresh, reasonless session. (Signing in issues a
+ * new id; that is where fixation matters.)
  */
 async function endSession(request: FastifyRequest, reply: FastifyReply, reason: 'expired' | 'revoked'): Promise<FastifyReply> {
   closeLiveStreams(request.session.sessionId);
-  // A background request (the stream, a live refresh) only sends the page on; the page's own next
-  // request ends the session. Its answer may never reach the browser (a navigation cancels it), and
-  // with it the new session's cookie: the reason would then be lost.
-  if (isBackground(request, request.url.split('?')[0] ?? '')) return toSignIn(request, reply, reason);
-  await request.session.regenerate();
+  for (const field of ['credential', 'viewer', 'signedInAt', 'seenAt'] as const) request.session.set(field, undefined);
   request.session.set('ended', reason);
   return toSignIn(request, reply, reason);
 }
