@@ -78,8 +78,10 @@ export const ConfigSchema = Type.Object({
   /** Base URL of the Messages API (default: the vendor's). */
   COMPUTER_USE_MODEL_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   COMPUTER_USE_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
-  COMPUTER_USE_MODEL: Type.String({ minLength: 1, default: 'claude-sonnet-4-5' }),
+  COMPUTER_USE_MODEL: Type.String({ minLength: 1, default: 'claude-sonnet-4-6' }),
   COMPUTER_USE_MAX_RUNS: Type.Integer({ minimum: 1, maximum: 16, default: 2 }),
+  /** How long one model call may take before the run fails with the reason. */
+  COMPUTER_USE_MODEL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 120 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;

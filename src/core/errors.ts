@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   DEPENDENCY_UNAVAILABLE: { status: 503, retryable: true, title: 'A service this request needs did not answer.' },
   // Computer use (contract §12)
   URL_NOT_ALLOWED: { status: 422, retryable: false, title: 'The address is outside COMPUTER_USE_ALLOWED_ORIGINS.' },
+  RUN_NOT_FOUND: { status: 404, retryable: false, title: 'No such computer-use run, or no such turn of it.' },
   // Event stream and transparency ledger (contract §6)
   CURSOR_EXPIRED: { status: 410, retryable: false, title: 'The events after this cursor are no longer retained.' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No ledger entry with this leaf hash.' },

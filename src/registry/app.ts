@@ -156,6 +156,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       },
       log: (error) => app.log.warn({ err: error }, 'health probe round failed'),
     });
+    const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
     const services: RegistryServices = {
       config,
       healthProber,
@@ -187,7 +188,14 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       parentLink,
       federatedDiscovery: createFederatedDiscovery({ children: childRegistries, signer, registryId, clock, timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS }),
       routes,
-      computerUse: createComputerUseService(config),
+      computerUse: createComputerUseService({
+        config,
+        storage,
+        clock,
+        instanceId: heartbeat.instanceId,
+        isInstanceLive: heartbeat.isLive,
+        log: (error, message) => app.log.warn({ err: error }, message),
+      }),
       baseUrl,
     };
     app.decorate('ward', services);
@@ -199,7 +207,6 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     });
     const traffic = createTrafficStats({ now: () => clock.now().getTime() });
     app.addHook('onResponse', async (_request, reply) => traffic.record(reply.statusCode));
-    const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
     registerErrorHandling(app);
     // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
     const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
@@ -244,6 +251,11 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onListen', async () => heartbeat.start());
+    // Runs left unended by an instance that stopped (crashed) are recorded as failed by the others.
+    const orphanSweep = setInterval(() => {
+      services.computerUse.runs.sweepOrphans().catch((error: unknown) => app.log.warn({ err: error }, 'computer-use sweep failed'));
+    }, 60_000);
+    orphanSweep.unref();
     parentLink.start();
     const connections = trackUnusedConnections(app.server);
     app.addHook('preClose', async () => connections.destroyUnused());
@@ -256,6 +268,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       await heartbeat.stop();
       parentLink.stop();
       clearInterval(sweep);
+      clearInterval(orphanSweep);
       if (ownsStorage) await storage.close();
     });
     await app.ready();

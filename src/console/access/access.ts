@@ -19,6 +19,7 @@ import type { Viewer } from '../views/layout.ts';
 import { Problem } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import { closeLiveStreams, sendStreamEnd } from './live-streams.ts';
+import { CONSOLE_PERSONA_HEADER, personaMayAct } from '../../registry/computer-use/personas.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -28,6 +29,8 @@ declare module 'fastify' {
     seenAt?: number;
     /** Why the last signed-in session ended (expired, revoked), told on the next sign-in page. */
     ended?: string;
+    /** The computer-use persona the session was signed in as, bound to it for its whole life. */
+    persona?: string;
   }
   interface FastifyRequest {
     /** The registry client acting as this request's viewer. */
@@ -50,6 +53,8 @@ const REASONS: Record<string, string> = {
 
 /** Paths that open without a session. */
 const PUBLIC_PATHS = new Set(['/sign-in', '/livez']);
+/** What a read-only persona may still post: its own way in and out. */
+const READ_ONLY_POSTS = new Set(['/sign-in', '/sign-out']);
 
 export function registerAccess(app: FastifyInstance, config: ConsoleConfig, registry: RegistryClient, clock: Clock): void {
   const idleMs = config.CONSOLE_SESSION_IDLE_MINUTES * 60_000;
@@ -85,7 +90,8 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     if (path.startsWith('/static/') || PUBLIC_PATHS.has(path)) return;
     if (config.openAccess) {
       request.registry = registry;
-      request.viewer = { label: 'Development (no sign-in)', scopes: ALL_SCOPES, openAccess: true };
+      const persona = personaOf(request);
+      request.viewer = { label: 'Development (no sign-in)', scopes: ALL_SCOPES, openAccess: true, ...(persona ? { persona: { name: persona, mayAct: personaMayAct(persona) } } : {}) };
       return;
     }
     const { credential, viewer, signedInAt, seenAt } = request.session;
@@ -97,7 +103,26 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     if (!isBackground(request, path)) request.session.set('seenAt', now);
     request.liveDeadline = Math.min(seenAt + idleMs, signedInAt + maxMs);
     request.registry = registry.as(credential);
-    request.viewer = viewer;
+    const persona = personaOf(request);
+    request.viewer = persona ? { ...viewer, persona: { name: persona, mayAct: personaMayAct(persona) } } : viewer;
+  });
+
+  // A computer-use browser names its persona on every request (docs/computer-use.md); a read-only one
+  // changes nothing, whatever its credential could do. A header can only take rights away: a person's
+  // browser that sends none keeps all of theirs.
+  app.addHook('preHandler', async (request, reply) => {
+    const persona = personaOf(request);
+    if (persona === undefined || personaMayAct(persona) || request.method === 'GET' || request.method === 'HEAD') return;
+    const path = request.url.split('?')[0] ?? '/';
+    if (READ_ONLY_POSTS.has(path)) return;
+    request.log.info({ persona, path }, 'console change refused: read-only persona');
+    return sendPage(
+      request,
+      reply,
+      { title: 'Read-only session', status: 403 },
+      html`<p role="alert">This session acts as the computer-use persona <strong>${persona}</strong>, which is read-only: nothing was changed.</p>
+        <p><a href="/dashboard">Back to the dashboard</a></p>`,
+    );
   });
 
   // Every form, on every page, carries the session's CSRF token; no POST handler runs without it.
@@ -141,7 +166,9 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     });
     request.session.set('signedInAt', now);
     request.session.set('seenAt', now);
-    request.log.info({ credential_id: caller.credential_id }, 'console sign-in');
+    const persona = personaHeader(request);
+    if (persona !== undefined) request.session.set('persona', persona);
+    request.log.info({ credential_id: caller.credential_id, persona }, 'console sign-in');
     return reply.redirect(next, 303);
   });
 
@@ -150,6 +177,24 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
     await request.session.destroy();
     return reply.redirect('/sign-in?reason=signed_out', 303);
   });
+}
+
+/** The persona a request's header names (any value; unknown ones are read-only). */
+function personaHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers[CONSOLE_PERSONA_HEADER];
+  const persona = Array.isArray(value) ? value[0] : value;
+  return persona ? persona.slice(0, 64) : undefined;
+}
+
+/**
+ * The persona this request acts as: the session's, bound at sign-in, wins; a read-only header also
+ * restricts a session signed in without one.
+ */
+function personaOf(request: FastifyRequest): string | undefined {
+  const bound = request.session?.get('persona');
+  const named = personaHeader(request);
+  if (bound !== undefined && (named === undefined || personaMayAct(named))) return bound;
+  return named ?? bound;
 }
 
 /**

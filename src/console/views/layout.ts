@@ -22,7 +22,15 @@ export const PAGES = [
 export type PageName = (typeof PAGES)[number][0];
 
 /** Who is looking, as the page shows it. */
-export type Viewer = { label: string; scopes: readonly string[]; openAccess: boolean; /** The registry's id of the signed-in credential (`GET /v1/caller`), when signed in. */ credentialId?: string };
+export type Viewer = {
+  label: string;
+  scopes: readonly string[];
+  openAccess: boolean;
+  /** The registry's id of the signed-in credential (`GET /v1/caller`), when signed in. */
+  credentialId?: string;
+  /** A computer-use persona this browser acts as, when it is one; read-only ones cannot change anything. */
+  persona?: { name: string; mayAct: boolean };
+};
 
 export type Frame = {
   /** Which of the nine pages this is (highlighted in the navigation), if any. */
@@ -52,6 +60,10 @@ export function Layout({ frame, children }: { frame: Frame; children: View }): V
       ${viewer?.openAccess &&
       html`<div class="banner" role="note" aria-label="Access">
         <strong>Development mode:</strong>${' this console is open without sign-in because the registry runs with '}<code>REGISTRY_AUTH_MODE=disabled</code>${' on a loopback address. Anyone on this machine can act as an administrator.'}
+      </div>`}
+      ${viewer?.persona &&
+      html`<div class="banner" role="note" aria-label="Persona">
+        <strong>Computer use, persona ${viewer.persona.name}:</strong>${viewer.persona.mayAct ? ' this session may act on the registry.' : ' this session is read-only; the console refuses every change.'}
       </div>`}
       <header class="top">
         <a class="brand" href="/dashboard">Ward <span>console</span></a>

@@ -21,6 +21,8 @@ export type Database = {
   usage_counts: UsageCountsTable;
   registries: RegistriesTable;
   federation_state: FederationStateTable;
+  computer_use_runs: ComputerUseRunsTable;
+  computer_use_turns: ComputerUseTurnsTable;
 };
 
 export type AgentsTable = {
@@ -160,3 +162,35 @@ export type RegistriesTable = {
 
 /** Named JSON documents about this registry's own place in the federation. */
 export type FederationStateTable = { name: string; value: string; updated_at: string };
+
+/** A computer-use run (docs/computer-use.md); `headless` is 0 or 1, `event_seqs` a JSON array. */
+export type ComputerUseRunsTable = {
+  session_id: string;
+  status: string;
+  task: string;
+  persona: string;
+  url: string;
+  max_turns: number;
+  headless: number;
+  requested_by: string | null;
+  instance_id: string;
+  turns: ColumnType<number, number | undefined, number>;
+  final_answer: string | null;
+  failure_reason: string | null;
+  event_seqs: ColumnType<string, string | undefined, string>;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  updated_at: string;
+};
+
+/** One turn of a run: `actions` is a JSON array; `screenshot` base64 PNG, null when withheld. */
+export type ComputerUseTurnsTable = {
+  session_id: string;
+  turn: number;
+  actions: string;
+  model_text: string | null;
+  screenshot_sha256: string;
+  screenshot: string | null;
+  created_at: string;
+};

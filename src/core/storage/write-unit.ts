@@ -20,6 +20,8 @@ import { appendLedgerLeaves } from './stores/ledger-store.ts';
 export type WriteUnit = {
   readonly tx: Kysely<Database>;
   emit(event: NewEvent): void;
+  /** Runs `step` in this transaction once the emitted events have their sequence numbers. */
+  afterEvents(step: (events: readonly StoredEvent[]) => Promise<void>): void;
 };
 
 export async function runWrite<T>(
@@ -29,8 +31,10 @@ export async function runWrite<T>(
   const outcome = await storage.db.transaction().execute(async (tx) => {
     const lastSeq = await lockSequence(tx);
     const pending: NewEvent[] = [];
-    const result = await work({ tx, emit: (event) => pending.push(event) });
+    const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
+    const result = await work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
     const events = await insertEvents(tx, lastSeq, pending);
+    for (const step of afterSteps) await step(events);
     if (events.length > 0) {
       await tx
         .updateTable('event_sequence')

@@ -1,10 +1,14 @@
 /**
  * Computer use (contract §12, docs/computer-use.md): what the registry needs to open the console in a
- * browser on an administrator's behalf. This part serves the screenshot endpoint: one console page as
- * a PNG, taken in a fresh, signed-in browser context confined to the allowed origins.
+ * browser on an administrator's behalf: where it may go, what it needs installed, a screenshot of one
+ * page, and the model-driven runs (computer-use-runs.ts).
  */
+import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import { createComputerUseModel, type ComputerUseModel } from './computer-use-model.ts';
+import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
 import { createConsoleBrowser } from './console-browser.ts';
 
 /** The nine console pages (contract §12). */
@@ -13,8 +17,22 @@ export type ConsolePage = (typeof CONSOLE_PAGES)[number];
 
 export type ComputerUseService = ReturnType<typeof createComputerUseService>;
 
-export function createComputerUseService(config: Config) {
+export type ComputerUseDeps = {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  /** This registry instance, and whether another one still runs (instance-heartbeat.ts). */
+  instanceId: string;
+  isInstanceLive: (instanceId: string) => Promise<boolean>;
+  log: (error: unknown, message: string) => void;
+  /** The environment `headless: false` looks for a display in; default `process.env`. */
+  env?: Record<string, string | undefined>;
+};
+
+export function createComputerUseService(deps: ComputerUseDeps) {
+  const { config } = deps;
   const browser = createConsoleBrowser({ chromiumPath: config.CHROMIUM_PATH });
+  let model: ComputerUseModel | undefined;
   /** Set by `ward start` once the console listens (its port may have been 0). */
   let consoleOrigin = new URL(config.CONSOLE_URL ?? `http://127.0.0.1:${config.CONSOLE_PORT}`).origin;
 
@@ -49,8 +67,39 @@ export function createComputerUseService(config: Config) {
     return origin;
   }
 
+  const runs = createComputerUseRuns({
+    storage: deps.storage,
+    clock: deps.clock,
+    browser,
+    model: () => (model ??= createComputerUseModel(config)),
+    maxRuns: config.COMPUTER_USE_MAX_RUNS,
+    instanceId: deps.instanceId,
+    isInstanceLive: deps.isInstanceLive,
+    allowedOrigins,
+    log: deps.log,
+  });
+
   return {
     consoleOrigin: () => consoleOrigin,
+    runs,
+
+    /**
+     * A run request made whole and checked before anything is stored: its address (default the
+     * console's dashboard) on an allowed origin, a display for `headless: false`, and a browser and a
+     * model to run it with.
+     */
+    prepareRun(request: RunRequest): RunRequest & { url: string } {
+      const url = request.url ?? new URL('/dashboard', consoleOrigin).href;
+      checkOrigin(url, '/url');
+      const env = deps.env ?? process.env;
+      if (request.headless === false && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
+        throw new WardError('VALIDATION_ERROR', 'headless: false needs a display, and this registry has none (DISPLAY is not set). Leave headless at its default (true).', {
+          errors: [{ in: 'body', pointer: '/headless', reason: 'no display on this registry (DISPLAY is not set)' }],
+        });
+      }
+      requireDependencies(['browser', 'model']);
+      return { ...request, url };
+    },
     setConsoleOrigin(url: string) {
       consoleOrigin = new URL(url).origin;
     },
@@ -81,7 +130,11 @@ export function createComputerUseService(config: Config) {
       }
     },
 
-    close: () => browser.close(),
+    /** Ends the runs of this instance (recorded as failed), then closes the browser. */
+    async close(): Promise<void> {
+      await runs.close();
+      await browser.close();
+    },
   };
 }
 

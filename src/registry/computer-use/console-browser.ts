@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CONSOLE_PERSONA_HEADER } from './personas.ts';
 
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 
@@ -20,22 +21,26 @@ export type ConsoleSession = {
 export type ConsoleBrowser = ReturnType<typeof createConsoleBrowser>;
 
 export function createConsoleBrowser(options: { chromiumPath: string }) {
-  let launching: Promise<Browser> | undefined;
+  /** One browser per mode: headless (the default) and, where a display exists, headed. */
+  const launching = new Map<boolean, Promise<Browser>>();
 
-  function browser(): Promise<Browser> {
-    launching ??= chromium
+  function browser(headless: boolean): Promise<Browser> {
+    const running = launching.get(headless);
+    if (running) return running;
+    const launch = chromium
       .launch({
         executablePath: options.chromiumPath,
-        headless: true,
+        headless,
         // Root in a container has no user namespace for Chromium's sandbox; the page is confined by
         // the origin filter below, not by the sandbox.
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       })
       .catch((error: unknown) => {
-        launching = undefined;
+        launching.delete(headless);
         throw error;
       });
-    return launching;
+    launching.set(headless, launch);
+    return launch;
   }
 
   return {
@@ -44,16 +49,27 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
 
     /**
      * A fresh context on `origin`, signed in to the console with `credential` when the console asks
-     * for it (a console open without sign-in is left as it is).
+     * for it (a console open without sign-in is left as it is). With `persona`, every request the
+     * context sends carries it in `CONSOLE_PERSONA_HEADER`, whatever a page asked for.
      */
-    async open(session: { origin: string; allowedOrigins: readonly string[]; credential?: string | undefined }): Promise<ConsoleSession> {
-      const context: BrowserContext = await (await browser()).newContext({ viewport: VIEWPORT, timezoneId: 'UTC', serviceWorkers: 'block' });
+    async open(session: {
+      origin: string;
+      allowedOrigins: readonly string[];
+      credential?: string | undefined;
+      persona?: string | undefined;
+      headless?: boolean | undefined;
+    }): Promise<ConsoleSession> {
+      const context: BrowserContext = await (await browser(session.headless ?? true)).newContext({ viewport: VIEWPORT, timezoneId: 'UTC', serviceWorkers: 'block' });
       const blocked: string[] = [];
       await context.route('**/*', async (route) => {
-        const url = route.request().url();
-        if (isAllowed(url, session.allowedOrigins)) return route.continue();
-        blocked.push(url);
-        return route.abort('blockedbyclient');
+        const request = route.request();
+        const url = request.url();
+        if (!isAllowed(url, session.allowedOrigins)) {
+          blocked.push(url);
+          return route.abort('blockedbyclient');
+        }
+        if (session.persona === undefined) return route.continue();
+        return route.continue({ headers: { ...(await request.allHeaders()), [CONSOLE_PERSONA_HEADER]: session.persona } });
       });
       try {
         const page = await context.newPage();
@@ -66,9 +82,9 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
     },
 
     async close(): Promise<void> {
-      const running = launching;
-      launching = undefined;
-      if (running) await (await running.catch(() => undefined))?.close();
+      const running = [...launching.values()];
+      launching.clear();
+      await Promise.all(running.map(async (launch) => (await launch.catch(() => undefined))?.close()));
     },
   };
 }

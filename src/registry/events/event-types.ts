@@ -14,6 +14,10 @@ export const EVENT_TYPES = [
   'trust.key_rotated',
   'api_key.created',
   'api_key.revoked',
+  'computer_use.requested',
+  'computer_use.started',
+  'computer_use.action',
+  'computer_use.ended',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

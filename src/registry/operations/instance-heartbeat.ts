@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import type { Storage } from '../../core/storage/database.ts';
-import { acquireLease, countLeases, releaseLease } from '../../core/storage/stores/lease-store.ts';
+import { acquireLease, countLeases, isLeaseHeld, releaseLease } from '../../core/storage/stores/lease-store.ts';
 
 const PREFIX = 'instance:';
 
@@ -39,6 +39,8 @@ export function createInstanceHeartbeat(deps: { storage: Storage; clock: Clock; 
       timer = undefined;
       await releaseLease(deps.storage.db, `${PREFIX}${instanceId}`, instanceId).catch((error: unknown) => deps.log?.(error));
     },
+    /** Whether the instance `id` (this one's or another's) has a current heartbeat. */
+    isLive: (id: string): Promise<boolean> => isLeaseHeld(deps.storage.db, `${PREFIX}${id}`, deps.clock.now().toISOString()),
     /** Instances whose heartbeat is current; `null` when this one has not beaten (not listening). */
     async liveInstances(): Promise<number | null> {
       if (!timer) return null;

@@ -1,38 +1,123 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import { CONSOLE_PAGES, type ComputerUseService } from '../computer-use/computer-use-service.ts';
-import { StringEnum, errorResponses } from '../schemas/common.ts';
+import { executeIdempotent } from '../idempotency/idempotency.ts';
+import type { ComputerUseService } from '../computer-use/computer-use-service.ts';
+import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
+import {
+  AcceptedRunSchema,
+  CreateRunBody,
+  ListRunsQuery,
+  RunListSchema,
+  RunSchema,
+  ScreenshotParams,
+  ScreenshotQuery,
+  SessionIdParams,
+} from '../schemas/computer-use-schemas.ts';
 
 export type ComputerUseRoutesOptions = { computerUse: ComputerUseService };
 
-const ScreenshotQuery = Type.Object(
-  {
-    page: StringEnum(CONSOLE_PAGES, { description: 'One of the nine console pages' }),
-    base_url: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: "The console's address; default its own origin (CONSOLE_URL)" })),
-  },
-  { additionalProperties: false },
-);
+const Png = { description: 'PNG, 1280×800', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } };
 
 /**
- * Computer use, admin only (contract §12, docs/computer-use.md). `GET
- * /v1/admin/computer-use/screenshot` answers a PNG of one console page, taken in Debian's Chromium
- * signed in to the console with the caller's own credential, so the picture shows exactly what that
- * administrator would see.
+ * Computer use, admin only (contract §12, docs/computer-use.md): model-driven runs against the console,
+ * and a screenshot of one console page. The browser signs in to the console with the caller's own
+ * credential, so it sees exactly what that administrator may see.
  */
 export const computerUseRoutes: FastifyPluginAsyncTypebox<ComputerUseRoutesOptions> = async (app, options) => {
   const { computerUse } = options;
+  const { storage, clock } = app.ward;
+  const tags = ['computer-use'];
+
+  app.post(
+    '/v1/admin/computer-use/runs',
+    {
+      schema: {
+        tags,
+        summary: 'Start a run: the model carries out the task in the console, turn by turn',
+        headers: IdempotencyHeaders,
+        body: CreateRunBody,
+        response: { 202: AcceptedRunSchema, 200: AcceptedRunSchema, ...errorResponses(401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const prepared = computerUse.prepareRun(request.body);
+      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request), async (unit) => {
+        const run = await computerUse.runs.create(unit, callContext(request), prepared);
+        return { status: 202, headers: { location: `/v1/admin/computer-use/runs/${run.session_id}` }, body: { session_id: run.session_id, status: run.status } };
+      });
+      // A replay answers what the first request stored; only the first starts the run.
+      if (!outcome.replayed) computerUse.runs.begin((outcome.body as { session_id: string }).session_id, presentedCredential(request));
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/v1/admin/computer-use/runs',
+    { schema: { tags, summary: 'Runs, newest first', querystring: ListRunsQuery, response: { 200: RunListSchema, ...errorResponses(401, 403) } } },
+    async (request) => computerUse.runs.list({ cursor: request.query.cursor, limit: request.query.limit ?? 20, status: request.query.status }),
+  );
+
+  app.get(
+    '/v1/admin/computer-use/runs/:session_id',
+    {
+      schema: {
+        tags,
+        summary: 'One run: status, each turn with its actions and screenshot digest, the final answer, and its ledger entries',
+        params: SessionIdParams,
+        response: { 200: RunSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => computerUse.runs.get(request.params.session_id),
+  );
+
+  app.post(
+    '/v1/admin/computer-use/runs/:session_id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a queued or running run (it stops within its turn); 409 once it has ended',
+        headers: IdempotencyHeaders,
+        params: SessionIdParams,
+        response: { 200: RunSchema, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { session_id } = request.params;
+      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request), async (unit) => {
+        await computerUse.runs.cancel(unit, callContext(request), session_id);
+        return { status: 200, headers: {}, body: { session_id, status: 'canceled' } };
+      });
+      computerUse.runs.stopLocally(session_id);
+      // The run as it stands after the cancel (a replay too: the run is read again, not stored).
+      return sendOutcome(reply, { ...outcome, body: await computerUse.runs.get(session_id) });
+    },
+  );
+
+  app.get(
+    '/v1/admin/computer-use/runs/:session_id/screenshots/:turn',
+    {
+      schema: {
+        tags,
+        summary: "The screenshot a turn ended on (turn 0: the page as the run opened it)",
+        params: ScreenshotParams,
+        response: { 200: Png, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const png = await computerUse.runs.screenshot(request.params.session_id, request.params.turn);
+      return reply.type('image/png').header('cache-control', 'no-store').send(png as unknown as string);
+    },
+  );
+
   app.get(
     '/v1/admin/computer-use/screenshot',
     {
       schema: {
-        tags: ['computer-use'],
+        tags,
         summary: 'A PNG of one console page (1280×800)',
         querystring: ScreenshotQuery,
-        response: {
-          200: { description: 'The page as PNG', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } },
-          ...errorResponses(401, 403),
-        },
+        response: { 200: Png, ...errorResponses(401, 403) },
       },
     },
     async (request, reply) => {

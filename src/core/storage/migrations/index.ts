@@ -6,6 +6,7 @@ import * as apiKeys from './004-api-keys.ts';
 import * as usage from './005-usage.ts';
 import * as federation from './006-federation.ts';
 import * as operations from './007-operations.ts';
+import * as computerUse from './008-computer-use.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '005-usage': usage,
   '006-federation': federation,
   '007-operations': operations,
+  '008-computer-use': computerUse,
 };

@@ -37,3 +37,9 @@ export async function countLeases(db: Kysely<Database>, prefix: string, now: str
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** Whether the lease `name` is held and unexpired at `now`. */
+export async function isLeaseHeld(db: Kysely<Database>, name: string, now: string): Promise<boolean> {
+  const row = await db.selectFrom('leases').select('name').where('name', '=', name).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,457 @@
+/**
+ * Computer-use runs (docs/computer-use.md): an administrator's natural-language task, carried out in the
+ * console by the model, turn by turn, in a browser signed in as that administrator and restricted to
+ * the run's persona.
+ *
+ * - A run is stored when it is asked for (`queued`) and runs on the instance that accepted it, at most
+ *   `COMPUTER_USE_MAX_RUNS` at once; the rest wait in order.
+ * - Each turn: the model sees the latest screenshot, asks for actions, the actions are carried out in
+ *   the page, and each answer carries the new screenshot. The turn, its actions and their screenshots'
+ *   SHA-256 are stored and ledgered together, in one write.
+ * - A run ends on the model's final answer (`completed`), at `max_turns` (`max_turns_reached`), on
+ *   cancel (`canceled`), or on an error (`failed`, with the reason). Every status change is guarded by
+ *   the status it leaves, so a cancel on any instance wins over a turn still in flight, and an ended run
+ *   never changes again.
+ * - Free text (the model's words, typed text, the final answer) and screenshots pass the PHI guard
+ *   before they are stored; the ledger holds digests, never the text.
+ */
+import { createHash } from 'node:crypto';
+import type { CallContext } from '../../core/call-context.ts';
+import type { Clock } from '../../core/clock.ts';
+import { WardError } from '../../core/errors.ts';
+import { newUlid } from '../../core/ids.ts';
+import { scanTextForPhi } from '../../core/phi/index.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import {
+  ENDED_STATUSES,
+  appendRunEventSeqs,
+  findRun,
+  findScreenshot,
+  insertRun,
+  insertTurn,
+  ledgerLeavesForSeqs,
+  listRuns,
+  listTurns,
+  listUnendedRunsElsewhere,
+  updateRun,
+  type RunAction,
+  type RunRow,
+  type RunStatus,
+} from '../../core/storage/stores/computer-use-store.ts';
+import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { ActionError, carryOut, type DrivenPage, type ToolInput } from './browser-actions.ts';
+import type { ConsoleBrowser, ConsoleSession } from './console-browser.ts';
+import { ModelCallError, type ComputerUseModel, type ModelContentBlock, type ModelMessageParam } from './computer-use-model.ts';
+import { DEFAULT_PERSONA, systemPrompt, type Persona } from './personas.ts';
+
+export type RunRequest = { task: string; url?: string | undefined; persona?: Persona | undefined; max_turns?: number | undefined; headless?: boolean | undefined };
+
+/** How many of the latest screenshots the model is sent again each turn; older ones become a note. */
+const SCREENSHOTS_KEPT_IN_CONVERSATION = 3;
+
+export type RunDeps = {
+  storage: Storage;
+  clock: Clock;
+  browser: ConsoleBrowser;
+  model: () => ComputerUseModel;
+  maxRuns: number;
+  instanceId: string;
+  /** Whether another instance still runs (its heartbeat); its unended runs are failed otherwise. */
+  isInstanceLive: (instanceId: string) => Promise<boolean>;
+  /** Where the browser may go, and whether `url` is one of those places (throws URL_NOT_ALLOWED). */
+  allowedOrigins: () => string[];
+  log: (error: unknown, message: string) => void;
+};
+
+/** A run this instance holds: the credential it signs in with lives only here, in memory. */
+type LocalRun = { sessionId: string; credential: string | undefined; controller: AbortController };
+
+export function createComputerUseRuns(deps: RunDeps) {
+  const { storage, clock } = deps;
+  const waiting: LocalRun[] = [];
+  const running = new Map<string, LocalRun>();
+  const finished = new Set<Promise<void>>();
+  let closed = false;
+  const now = () => clock.now().toISOString();
+
+  /** One write of a run: its events' sequence numbers are kept with it, in the same transaction. */
+  async function writeRun<T>(sessionId: string, work: (unit: WriteUnit) => Promise<T>): Promise<T> {
+    const { result } = await runWrite(storage, async (unit) => {
+      unit.afterEvents(async (events) => {
+        if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
+      });
+      return work(unit);
+    });
+    return result;
+  }
+
+  /** Ends a run still queued or running; false when it had already ended. */
+  async function end(sessionId: string, status: RunStatus, fields: { turns?: number; final_answer?: string | null; failure_reason?: string | null }): Promise<boolean> {
+    return writeRun(sessionId, async (unit) => {
+      const at = now();
+      const ended = await updateRun(unit.tx, sessionId, ['queued', 'running'], { status, ended_at: at, updated_at: at, ...fields });
+      if (ended) {
+        const run = await findRun(unit.tx, sessionId);
+        unit.emit({
+          type: 'computer_use.ended',
+          subject: sessionId,
+          occurred_at: at,
+          data: { session_id: sessionId, status, turns: run?.turns ?? 0, ...(fields.final_answer ? { final_answer_sha256: sha256(fields.final_answer) } : {}) },
+        });
+      }
+      return ended;
+    });
+  }
+
+  function pump(): void {
+    while (!closed && running.size < deps.maxRuns && waiting.length > 0) {
+      const local = waiting.shift() as LocalRun;
+      running.set(local.sessionId, local);
+      const done = execute(local)
+        .catch((error: unknown) => deps.log(error, 'computer-use run failed unexpectedly'))
+        .finally(() => {
+          running.delete(local.sessionId);
+          finished.delete(done);
+          pump();
+        });
+      finished.add(done);
+    }
+  }
+
+  async function execute(local: LocalRun): Promise<void> {
+    const { sessionId, controller } = local;
+    const signal = controller.signal;
+    const startedAt = now();
+    if (!(await writeRun(sessionId, (unit) => updateRun(unit.tx, sessionId, ['queued'], { status: 'running', started_at: startedAt, updated_at: startedAt })))) return;
+    const run = (await findRun(storage.db, sessionId)) as RunRow;
+    let session: ConsoleSession | undefined;
+    try {
+      const origin = new URL(run.url).origin;
+      try {
+        session = await deps.browser.open({ origin, allowedOrigins: deps.allowedOrigins(), credential: local.credential, persona: run.persona, headless: run.headless });
+        await session.page.goto(run.url, { waitUntil: 'load' });
+      } catch (error) {
+        throw new RunFailure(`the console at ${origin} could not be opened (${firstLine(error)})`);
+      }
+      if (new URL(session.page.url()).pathname === '/sign-in') throw new RunFailure('the console asked for sign-in and did not accept the credential of the request');
+      const driven: DrivenPage = { page: session.page, cursor: { x: 0, y: 0 } };
+
+      const first = await capture(session);
+      const began = await writeRun(sessionId, async (unit) => {
+        if (!(await updateRun(unit.tx, sessionId, ['running'], { updated_at: now() }))) return false;
+        await insertTurn(unit.tx, { session_id: sessionId, turn: 0, actions: [], model_text: null, screenshot_sha256: first.sha256, screenshot: first.stored, created_at: now() });
+        unit.emit({
+          type: 'computer_use.started',
+          subject: sessionId,
+          occurred_at: now(),
+          data: { session_id: sessionId, persona: run.persona, url: run.url, task_sha256: sha256(run.task), max_turns: run.max_turns, screenshot_sha256: first.sha256 },
+        });
+        return true;
+      });
+      if (!began) return;
+
+      const messages: ModelMessageParam[] = [
+        { role: 'user', content: [{ type: 'text', text: `Task: ${run.task}` }, addressNote(session), imageBlock(first.png)] },
+      ];
+      const system = systemPrompt(run.persona as Persona);
+      for (let turn = 1; turn <= run.max_turns; turn += 1) {
+        if (signal.aborted || !(await isRunning(sessionId))) return;
+        const reply = await deps.model().next({ system, messages, signal });
+        const said = reply.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim();
+        const uses = reply.content.flatMap((block) => (block.type === 'tool_use' ? [block] : []));
+        if (uses.length === 0) {
+          if (reply.stop_reason === 'refusal') throw new RunFailure('the model refused the task');
+          await end(sessionId, 'completed', { turns: turn - 1, final_answer: guardText(said || '(the model finished without a report)') });
+          return;
+        }
+
+        const actions: RunAction[] = [];
+        const results: ModelContentBlock[] = [];
+        let last = first;
+        for (const use of uses) {
+          // A cancel stops before the next action; what was already done is still recorded below.
+          if (signal.aborted) break;
+          const input = (use.input ?? {}) as ToolInput;
+          let answer: string | undefined;
+          let problem: string | undefined;
+          try {
+            if (use.name !== 'computer') throw new ActionError(`there is no tool "${use.name}" here`);
+            answer = await carryOut(driven, input, signal);
+          } catch (error) {
+            if (!(error instanceof ActionError)) throw new RunFailure(`the browser failed to carry out ${String(input.action)} (${firstLine(error)})`);
+            problem = error.message;
+          }
+          last = await capture(session);
+          actions.push({ ...describeAction(input), ...(problem ? { error: problem } : {}), screenshot_sha256: last.sha256 } as RunAction);
+          results.push(
+            problem
+              ? { type: 'tool_result', tool_use_id: use.id, is_error: true, content: [{ type: 'text', text: problem }] }
+              : { type: 'tool_result', tool_use_id: use.id, content: [...(answer ? [{ type: 'text' as const, text: answer }] : []), addressNote(session), imageBlock(last.png)] },
+          );
+        }
+        if (actions.length === 0) return;
+
+        const shot = last;
+        const recorded = await writeRun(sessionId, async (unit) => {
+          const at = now();
+          // Actions carried out before a cancel took effect are recorded all the same (after its end).
+          if (!(await updateRun(unit.tx, sessionId, ['running', 'canceled'], { turns: turn, updated_at: at }))) return false;
+          await insertTurn(unit.tx, { session_id: sessionId, turn, actions, model_text: said ? guardText(said) : null, screenshot_sha256: shot.sha256, screenshot: shot.stored, created_at: at });
+          for (const action of actions) {
+            unit.emit({ type: 'computer_use.action', subject: sessionId, occurred_at: at, data: { session_id: sessionId, turn, ...ledgerForm(action) } });
+          }
+          return true;
+        });
+        if (!recorded || signal.aborted) return;
+        messages.push({ role: 'assistant', content: reply.content as ModelContentBlock[] });
+        messages.push({ role: 'user', content: results });
+        forgetOldScreenshots(messages);
+      }
+      await end(sessionId, 'max_turns_reached', { turns: run.max_turns });
+    } catch (error) {
+      if (signal.aborted || (error instanceof ModelCallError && error.canceled)) {
+        // Canceled (the cancel wrote the end) or shut down (close() writes it).
+        return;
+      }
+      const reason = error instanceof RunFailure || error instanceof ModelCallError ? error.message : `the run stopped on an unexpected error (${firstLine(error)})`;
+      if (!(error instanceof RunFailure || error instanceof ModelCallError)) deps.log(error, 'computer-use run failed');
+      await end(sessionId, 'failed', { failure_reason: guardText(reason) });
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+
+  async function isRunning(sessionId: string): Promise<boolean> {
+    return (await findRun(storage.db, sessionId))?.status === 'running';
+  }
+
+  async function view(run: RunRow) {
+    const [turns, leaves] = await Promise.all([listTurns(storage.db, run.session_id), ledgerLeavesForSeqs(storage.db, run.event_seqs)]);
+    return {
+      ...summary(run),
+      turns: turns.map((turn) => ({
+        turn: turn.turn,
+        actions: turn.actions,
+        model_text: turn.model_text,
+        screenshot_sha256: turn.screenshot_sha256,
+        screenshot_url: turn.screenshot_stored ? `/v1/admin/computer-use/runs/${run.session_id}/screenshots/${turn.turn}` : null,
+        created_at: turn.created_at,
+      })),
+      ledger_entries: leaves.map((leaf) => ({ leaf_index: leaf.leaf_index, leaf_hash: leaf.leaf_hash, seq: leaf.seq, type: (JSON.parse(leaf.entry) as { type: string }).type })),
+    };
+  }
+
+  async function sweepOrphans(): Promise<void> {
+    const runs = await listUnendedRunsElsewhere(storage.db, deps.instanceId);
+    const live = new Map<string, boolean>();
+    for (const run of runs) {
+      if (!live.has(run.instance_id)) live.set(run.instance_id, await deps.isInstanceLive(run.instance_id));
+      if (!live.get(run.instance_id)) await end(run.session_id, 'failed', { failure_reason: 'the registry instance running it stopped before it ended' });
+    }
+  }
+
+  return {
+    /**
+     * Stores a queued run in `unit` (its `computer_use.requested` event with it). `begin` then hands
+     * it to the queue once the unit has committed.
+     */
+    async create(unit: WriteUnit, ctx: CallContext, request: RunRequest & { url: string }): Promise<RunRow> {
+      const at = ctx.clock.now().toISOString();
+      const sessionId = newUlid(ctx.clock.now().getTime());
+      const run: RunRow = {
+        session_id: sessionId,
+        status: 'queued',
+        task: request.task,
+        persona: request.persona ?? DEFAULT_PERSONA,
+        url: request.url,
+        max_turns: request.max_turns ?? 20,
+        headless: request.headless ?? true,
+        requested_by: ctx.principal.credentialId,
+        instance_id: deps.instanceId,
+        turns: 0,
+        final_answer: null,
+        failure_reason: null,
+        event_seqs: [],
+        created_at: at,
+        started_at: null,
+        ended_at: null,
+        updated_at: at,
+      };
+      await insertRun(unit.tx, run);
+      unit.afterEvents(async (events) => {
+        if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
+      });
+      unit.emit({
+        type: 'computer_use.requested',
+        subject: sessionId,
+        occurred_at: at,
+        data: { session_id: sessionId, persona: run.persona, url: run.url, task_sha256: sha256(run.task), max_turns: run.max_turns, headless: run.headless, requested_by: run.requested_by },
+      });
+      return run;
+    },
+
+    /** Queues a committed run; it starts once fewer than `COMPUTER_USE_MAX_RUNS` run here. */
+    begin(sessionId: string, credential: string | undefined): void {
+      if (closed) return;
+      waiting.push({ sessionId, credential, controller: new AbortController() });
+      pump();
+    },
+
+    async get(sessionId: string) {
+      const run = await findRun(storage.db, sessionId);
+      if (!run) throw new WardError('RUN_NOT_FOUND', undefined, { session_id: sessionId });
+      return view(run);
+    },
+
+    async list(page: { cursor?: string | undefined; limit: number; status?: RunStatus | undefined }) {
+      const beforeId = page.cursor === undefined ? undefined : decodeCursor(page.cursor, 'computer-use-runs');
+      const rows = await listRuns(storage.db, { limit: page.limit + 1, ...(beforeId ? { beforeId } : {}), ...(page.status ? { status: page.status } : {}) });
+      const shown = rows.slice(0, page.limit);
+      const last = shown.at(-1);
+      return { runs: shown.map(summary), next_cursor: rows.length > page.limit && last ? encodeCursor('computer-use-runs', last.session_id) : null };
+    },
+
+    /** Cancels a queued or running run (the running one stops within its turn); 409 once it has ended. */
+    async cancel(unit: WriteUnit, ctx: CallContext, sessionId: string): Promise<void> {
+      const run = await findRun(unit.tx, sessionId);
+      if (!run) throw new WardError('RUN_NOT_FOUND', undefined, { session_id: sessionId });
+      const at = ctx.clock.now().toISOString();
+      if (ENDED_STATUSES.has(run.status) || !(await updateRun(unit.tx, sessionId, ['queued', 'running'], { status: 'canceled', ended_at: at, updated_at: at }))) {
+        throw new WardError('INVALID_STATE_TRANSITION', `The run has already ended (${run.status}).`, { session_id: sessionId, status: run.status });
+      }
+      unit.afterEvents(async (events) => {
+        if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
+      });
+      unit.emit({ type: 'computer_use.ended', subject: sessionId, occurred_at: at, data: { session_id: sessionId, status: 'canceled', turns: run.turns, canceled_by: ctx.principal.credentialId } });
+    },
+
+    /** After a cancel has committed: a run of this instance stops at once. */
+    stopLocally(sessionId: string): void {
+      const queued = waiting.findIndex((local) => local.sessionId === sessionId);
+      if (queued >= 0) waiting.splice(queued, 1);
+      running.get(sessionId)?.controller.abort();
+    },
+
+    async screenshot(sessionId: string, turn: number): Promise<Buffer> {
+      const shot = await findScreenshot(storage.db, sessionId, turn);
+      if (!shot) throw new WardError('RUN_NOT_FOUND', `The run has no turn ${turn}.`, { session_id: sessionId, turn });
+      if (shot.screenshot === null) {
+        throw new WardError('RUN_NOT_FOUND', `The screenshot of turn ${turn} was withheld: the PHI guard found health data on the page.`, { session_id: sessionId, turn, withheld: 'phi', screenshot_sha256: shot.sha256 });
+      }
+      return Buffer.from(shot.screenshot, 'base64');
+    },
+
+    sweepOrphans,
+
+    /** Stops every run of this instance, recording each as failed, before storage closes. */
+    async close(): Promise<void> {
+      closed = true;
+      const stopped = [...waiting.splice(0), ...running.values()];
+      for (const local of stopped) local.controller.abort();
+      await Promise.allSettled([...finished]);
+      for (const local of stopped) {
+        await end(local.sessionId, 'failed', { failure_reason: 'the registry shut down during the run' }).catch((error: unknown) => deps.log(error, 'could not record a run stopped at shutdown'));
+      }
+    },
+  };
+}
+
+export type ComputerUseRuns = ReturnType<typeof createComputerUseRuns>;
+
+class RunFailure extends Error {}
+
+function summary(run: RunRow) {
+  return {
+    session_id: run.session_id,
+    status: run.status,
+    task: run.task,
+    persona: run.persona as Persona,
+    url: run.url,
+    max_turns: run.max_turns,
+    headless: run.headless,
+    requested_by: run.requested_by,
+    turns_taken: run.turns,
+    final_answer: run.final_answer,
+    failure_reason: run.failure_reason,
+    created_at: run.created_at,
+    started_at: run.started_at,
+    ended_at: run.ended_at,
+  };
+}
+
+type Capture = { png: Buffer; sha256: string; stored: string | null };
+
+/** The page as PNG; kept only when the text on the page passes the PHI guard. */
+async function capture(session: ConsoleSession): Promise<Capture> {
+  const png = await session.page.screenshot({ type: 'png' });
+  const text = await session.page.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+  const withheld = scanTextForPhi(text).length > 0;
+  return { png, sha256: sha256(png), stored: withheld ? null : png.toString('base64') };
+}
+
+/** Free text as it may be stored: itself, or a note naming what the PHI guard found. */
+function guardText(text: string): string {
+  const findings = scanTextForPhi(text);
+  if (findings.length === 0) return text;
+  return `[withheld by the PHI guard: ${[...new Set(findings.map((finding) => finding.detector))].join(', ')}]`;
+}
+
+/** What a run keeps of an action: its parameters, with typed text only when the PHI guard passes it. */
+function describeAction(input: ToolInput): Omit<RunAction, 'screenshot_sha256'> {
+  const described: Record<string, unknown> = { type: typeof input.action === 'string' ? input.action : 'unknown' };
+  for (const name of ['coordinate', 'start_coordinate', 'scroll_direction', 'scroll_amount', 'duration'] as const) {
+    if (input[name] !== undefined) described[name] = input[name];
+  }
+  if (typeof input.text === 'string') {
+    if (described.type === 'type') {
+      described.text = guardText(input.text);
+      described.text_sha256 = sha256(input.text);
+    } else {
+      described.keys = guardText(input.text);
+    }
+  }
+  return described as Omit<RunAction, 'screenshot_sha256'>;
+}
+
+/** An action as the ledger records it: the same, with typed text as its digest only. */
+function ledgerForm(action: RunAction): Record<string, unknown> {
+  const { text: _text, keys: _keys, error, ...rest } = action;
+  return { ...rest, ...(error ? { failed: true } : {}) };
+}
+
+/** The page's address, which a screenshot of the page alone (no address bar) does not show. */
+function addressNote(session: ConsoleSession) {
+  return { type: 'text' as const, text: `Address: ${session.page.url()}` };
+}
+
+function imageBlock(png: Buffer) {
+  return { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: png.toString('base64') } };
+}
+
+/** Replaces all but the latest screenshots in the conversation with a note: the request stays small. */
+function forgetOldScreenshots(messages: ModelMessageParam[]): void {
+  let kept = 0;
+  for (let m = messages.length - 1; m >= 0; m -= 1) {
+    const content = messages[m]?.content;
+    if (!Array.isArray(content)) continue;
+    for (const block of content) {
+      if (block.type !== 'tool_result' || !Array.isArray(block.content)) continue;
+      const images = block.content.filter((part) => part.type === 'image').length;
+      if (images === 0) continue;
+      if (kept < SCREENSHOTS_KEPT_IN_CONVERSATION) {
+        kept += images;
+        continue;
+      }
+      block.content = block.content.map((part) => (part.type === 'image' ? { type: 'text' as const, text: '(an earlier screenshot, no longer shown)' } : part));
+    }
+  }
+}
+
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
