@@ -6,16 +6,23 @@ import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-st
 import { appendLedgerLeaves } from './stores/ledger-store.ts';
 
 /**
- * One registry mutation: a transaction plus the events it emits. Every write goes through
- * `runWrite`, which is what makes the event log trustworthy:
+ * One registry mutation: a transaction's worth of work plus the events it emits. Every write goes
+ * through `runWrite`, which is what makes the event log trustworthy:
  * - the transaction first takes the lock on the single `event_sequence` row, so writers are
  *   serialised and sequence numbers are gap-free in commit order (a reader can never see n+1
  *   while n is still uncommitted);
  * - events are inserted in the same transaction as the change, so no change is without its event
  *   and no event describes a change that rolled back;
- * - checks made inside the unit (conflicts, versions, transitions) see every committed write;
+ * - checks made inside the unit (conflicts, versions, transitions) see every write before it;
  * - every event of a mutation becomes a transparency-ledger leaf in the same transaction, and
  *   stream readers are woken once it commits (commit-signal.ts).
+ *
+ * **Group commit.** Units that arrive while a transaction is running wait, and then run together in
+ * the next transaction, one after another, each inside its own savepoint: a unit that fails is rolled
+ * back alone and its caller gets its error; the others commit together, with one lock, one ledger
+ * append and one durable commit (one fsync on SQLite) for all of them. No caller is answered before
+ * the commit that holds its work has returned, so an acknowledged write survives a crash exactly as
+ * before. A unit alone in its transaction runs without a savepoint, as it always did.
  */
 export type WriteUnit = {
   readonly tx: Kysely<Database>;
@@ -24,32 +31,90 @@ export type WriteUnit = {
   afterEvents(step: (events: readonly StoredEvent[]) => Promise<void>): void;
 };
 
-export async function runWrite<T>(
-  storage: Storage,
-  work: (unit: WriteUnit) => Promise<T>,
-): Promise<{ result: T; events: StoredEvent[] }> {
-  const outcome = await storage.db.transaction().execute(async (tx) => {
-    const lastSeq = await lockSequence(tx);
-    const pending: NewEvent[] = [];
-    const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
-    const result = await work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
-    const events = await insertEvents(tx, lastSeq, pending);
-    for (const step of afterSteps) await step(events);
-    if (events.length > 0) {
-      await tx
-        .updateTable('event_sequence')
-        .set({ last_seq: lastSeq + events.length })
-        .where('id', '=', 1)
-        .execute();
-      // The ledger leaves and the cross-instance wake-up commit (or roll back) with the change.
-      await appendLedgerLeaves(tx, events);
-      await announceCommitInTransaction(tx, storage.backend, lastSeq + events.length);
-    }
-    return { result, events };
-  });
-  const last = outcome.events.at(-1);
+/** Units joined in one transaction at most (their results wait for the commit). */
+const MAX_UNITS_PER_COMMIT = 64;
+
+type Job = {
+  work: (unit: WriteUnit) => Promise<unknown>;
+  resolve: (outcome: { result: unknown; events: StoredEvent[] }) => void;
+  reject: (error: unknown) => void;
+};
+
+type Outcome = { ok: true; result: unknown; events: StoredEvent[] } | { ok: false; error: unknown };
+
+type Queue = { waiting: Job[]; running: boolean };
+const queues = new WeakMap<Storage, Queue>();
+
+export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => Promise<T>): Promise<{ result: T; events: StoredEvent[] }> {
+  let queue = queues.get(storage);
+  if (!queue) {
+    queue = { waiting: [], running: false };
+    queues.set(storage, queue);
+  }
+  const joined = queue;
+  const outcome = new Promise<{ result: unknown; events: StoredEvent[] }>((resolve, reject) => joined.waiting.push({ work, resolve, reject }));
+  if (!joined.running) void drain(storage, joined);
+  return outcome as Promise<{ result: T; events: StoredEvent[] }>;
+}
+
+/** Runs the waiting units, a transaction at a time, until none wait. */
+async function drain(storage: Storage, queue: Queue): Promise<void> {
+  queue.running = true;
+  try {
+    while (queue.waiting.length > 0) await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
+  } finally {
+    queue.running = false;
+  }
+}
+
+async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
+  const alone = jobs.length === 1;
+  const outcomes: Outcome[] = [];
+  try {
+    await storage.db.transaction().execute(async (tx) => {
+      const firstSeq = await lockSequence(tx);
+      let lastSeq = firstSeq;
+      const committed: StoredEvent[] = [];
+      for (const job of jobs) {
+        if (!alone) await sql`savepoint write_unit`.execute(tx);
+        try {
+          const pending: NewEvent[] = [];
+          const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
+          const result = await job.work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
+          const events = await insertEvents(tx, lastSeq, pending);
+          for (const step of afterSteps) await step(events);
+          if (!alone) await sql`release savepoint write_unit`.execute(tx);
+          lastSeq += events.length;
+          committed.push(...events);
+          outcomes.push({ ok: true, result, events });
+        } catch (error) {
+          // Alone, the whole transaction rolls back, as a unit always did; together, only this unit.
+          if (alone) throw error;
+          await sql`rollback to savepoint write_unit`.execute(tx);
+          await sql`release savepoint write_unit`.execute(tx);
+          outcomes.push({ ok: false, error });
+        }
+      }
+      if (committed.length > 0) {
+        await tx.updateTable('event_sequence').set({ last_seq: lastSeq }).where('id', '=', 1).execute();
+        // The ledger leaves and the cross-instance wake-up commit (or roll back) with the changes.
+        await appendLedgerLeaves(tx, committed);
+        await announceCommitInTransaction(tx, storage.backend, lastSeq);
+      }
+    });
+  } catch (error) {
+    // Nothing of this transaction committed: every unit in it fails with the error (a unit alone
+    // with its own error; units together with the commit's).
+    for (const job of jobs) job.reject(error);
+    return;
+  }
+  const last = outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
   if (last) signalEventsCommitted(storage, last.seq);
-  return outcome;
+  jobs.forEach((job, index) => {
+    const outcome = outcomes[index] as Outcome;
+    if (outcome.ok) job.resolve({ result: outcome.result, events: outcome.events });
+    else job.reject(outcome.error);
+  });
 }
 
 async function lockSequence(tx: Kysely<Database>): Promise<number> {

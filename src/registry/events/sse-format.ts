@@ -5,10 +5,18 @@ import type { StoredEvent } from '../../core/storage/stores/event-store.ts';
  * line: JSON never contains a raw newline, sequence numbers and event types cannot.
  */
 
+/** Frames already encoded, per event object: streams sharing recent events (recent-events.ts) encode each once. */
+const encoded = new WeakMap<StoredEvent, string>();
+
 /** `id: <seq>`, `event: <type>`, `data: {seq, type, occurred_at, subject, data}`. */
 export function eventFrame(event: StoredEvent): string {
-  const body = { seq: event.seq, type: event.type, occurred_at: event.occurred_at, subject: event.subject, data: event.data };
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(body)}\n\n`;
+  let frame = encoded.get(event);
+  if (frame === undefined) {
+    const body = { seq: event.seq, type: event.type, occurred_at: event.occurred_at, subject: event.subject, data: event.data };
+    frame = `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(body)}\n\n`;
+    encoded.set(event, frame);
+  }
+  return frame;
 }
 
 /** A comment line, which clients ignore: keeps proxies from timing the connection out. */

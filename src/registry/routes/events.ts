@@ -6,6 +6,7 @@ import { WardError } from '../../core/errors.ts';
 import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { openEventHub } from '../events/event-hub.ts';
+import { createRecentEvents } from '../events/recent-events.ts';
 import { schedulePruning } from '../events/event-retention.ts';
 import { DEFAULT_EVENT_STREAM_OPTIONS, startEventStream, type EventStream, type EventStreamOptions } from '../events/event-stream.ts';
 import { assertStreamAllowed } from '../events/stream-access.ts';
@@ -33,6 +34,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   const stopPruning = schedulePruning(storage, clock, config.REGISTRY_EVENT_RETENTION_DAYS, (error) =>
     app.log.warn({ err: error }, 'event retention prune failed'),
   );
+  // One shared read of the newest events per wake-up, however many streams follow (recent-events.ts).
+  const recent = createRecentEvents((afterSeq, limit) => listEvents(storage.db, { afterSeq, limit }));
   const active = new Set<EventStream>();
   // Open streams would keep the server from closing; end them first, telling clients why.
   app.addHook('preClose', async () => {
@@ -82,7 +85,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       reply.raw.socket?.setNoDelay(true);
       const stream = startEventStream({
         sink: reply.raw,
-        readAfter: (afterSeq, limit) => listEvents(storage.db, { afterSeq, limit }),
+        readAfter: recent.readAfter,
         subscribe: hub.subscribe,
         startAfter,
         types,

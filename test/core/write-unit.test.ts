@@ -1,0 +1,75 @@
+/**
+ * Group commit (write-unit.ts): units that arrive while a transaction runs are committed together, each
+ * in its own savepoint. A failing unit is rolled back alone and gets its own error; the others commit,
+ * with gap-free sequence numbers, their ledger leaves, and one wake-up; no caller is answered before
+ * its commit.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { onEventsCommitted } from '../../src/core/storage/commit-signal.ts';
+import { listEvents } from '../../src/core/storage/stores/event-store.ts';
+import { ledgerTreeSize } from '../../src/core/storage/stores/ledger-store.ts';
+import { runWrite } from '../../src/core/storage/write-unit.ts';
+import { migrateToLatest } from '../../src/core/storage/migrator.ts';
+import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+
+for (const backend of BACKENDS) {
+  describe(`write units committed together [${backend}]`, () => {
+    test('one failing unit among many is rolled back alone; the rest commit in order with one wake-up', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const wakes: number[] = [];
+      const stop = onEventsCommitted(storage, (seq) => wakes.push(seq));
+      t.after(stop);
+      const at = new Date().toISOString();
+      // The first unit holds the transaction open until the others have queued behind it.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = runWrite(storage, async (unit) => {
+        unit.emit({ type: 'api_key.created', subject: 'k0', occurred_at: at, data: { n: 0 } });
+        await held;
+        return 0;
+      });
+      const rest = Array.from({ length: 6 }, (_, i) =>
+        runWrite(storage, async (unit) => {
+          await unit.tx.insertInto('registry_secrets').values({ name: `secret-${i + 1}`, value: 'v', created_at: at }).execute();
+          unit.emit({ type: 'api_key.created', subject: `k${i + 1}`, occurred_at: at, data: { n: i + 1 } });
+          if (i + 1 === 3) throw new Error('unit 3 fails');
+          return i + 1;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      const settled = await Promise.allSettled([first, ...rest]);
+      assert.deepEqual(
+        settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.result : (outcome.reason as Error).message)),
+        [0, 1, 2, 'unit 3 fails', 4, 5, 6],
+      );
+      const events = await listEvents(storage.db, { afterSeq: 0, limit: 100 });
+      assert.deepEqual(events.map((event) => [event.seq, event.subject]), [[1, 'k0'], [2, 'k1'], [3, 'k2'], [4, 'k4'], [5, 'k5'], [6, 'k6']]);
+      const fulfilled = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.events.map((event) => event.seq)] : []));
+      assert.deepEqual(fulfilled, [[1], [2], [3], [4], [5], [6]]);
+      const secrets = await storage.db.selectFrom('registry_secrets').select('name').where('name', 'like', 'secret-%').orderBy('name').execute();
+      assert.deepEqual(secrets.map((row) => row.name), ['secret-1', 'secret-2', 'secret-4', 'secret-5', 'secret-6'], 'unit 3 left nothing behind');
+      assert.equal(await ledgerTreeSize(storage.db), 6);
+      assert.deepEqual(wakes, [1, 6], 'the first unit alone, then the five together');
+    });
+
+    test('a unit alone that fails rolls back its transaction, as it always did; the next runs', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      await assert.rejects(
+        runWrite(storage, async (unit) => {
+          await unit.tx.insertInto('registry_secrets').values({ name: 'alone', value: 'v', created_at: at }).execute();
+          unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} });
+          throw new Error('no');
+        }),
+        /no/,
+      );
+      assert.equal((await storage.db.selectFrom('registry_secrets').select('name').where('name', '=', 'alone').execute()).length, 0);
+      const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }));
+      assert.deepEqual(events.map((event) => event.seq), [1]);
+    });
+  });
+}
