@@ -14,6 +14,7 @@ import fastifySession from '@fastify/session';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
+import { createServerMetrics, serveProbesAndMetrics } from '../core/http/http-metrics.ts';
 import { trackUnusedConnections } from '../core/http/unused-connections.ts';
 import { registerAccess } from './access/access.ts';
 import { BoundedSessionStore } from './access/session-store.ts';
@@ -69,6 +70,8 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     options.registry ?? createRegistryClient({ baseUrl: config.REGISTRY_URL, timeoutMs: config.CONSOLE_REGISTRY_TIMEOUT_MS, userAgent: 'ward-console' });
   const store = new BoundedSessionStore({ maxAgeMs: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 });
   app.addHook('onClose', async () => store.close());
+  const metrics = createServerMetrics('console');
+  metrics.instrument(app);
   const connections = trackUnusedConnections(app.server);
   app.addHook('preClose', async () => connections.destroyUnused());
 
@@ -95,7 +98,10 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     const body = readFileSync(path);
     app.get(`/static/${name}`, async (_request, reply) => reply.type(type).header('cache-control', 'no-cache').send(body));
   }
-  app.get('/livez', async () => ({ status: 'ok' }));
+  serveProbesAndMetrics(app, metrics, async () => {
+    const health = await registry.health();
+    return health.ok ? undefined : `the registry at ${config.REGISTRY_URL} does not answer`;
+  });
 
   registerAccess(app, config, registry, options.clock ?? systemClock);
   registerLive(app);

@@ -47,6 +47,8 @@ import { loadKnownIssuers } from './trust/known-issuers.ts';
 import { createLedgerService } from './ledger/ledger-service.ts';
 import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './routes/events.ts';
 import { createInstanceHeartbeat } from './operations/instance-heartbeat.ts';
+import { createRegistryMetrics, type RegistryMetrics } from './operations/registry-metrics.ts';
+import { createServerMetrics } from '../core/http/http-metrics.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
 import { operationsRoutes } from './routes/operations.ts';
 import { computerUseRoutes } from './routes/computer-use.ts';
@@ -156,6 +158,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       },
       log: (error) => app.log.warn({ err: error }, 'health probe round failed'),
     });
+    const serverMetrics = createServerMetrics('registry');
     const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
     const services: RegistryServices = {
       config,
@@ -188,6 +191,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       parentLink,
       federatedDiscovery: createFederatedDiscovery({ children: childRegistries, signer, registryId, clock, timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS }),
       routes,
+      metrics: undefined as unknown as RegistryMetrics,
       computerUse: createComputerUseService({
         config,
         storage,
@@ -198,6 +202,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       }),
       baseUrl,
     };
+    services.metrics = createRegistryMetrics(serverMetrics, { storage, discoveryCacheStats: () => services.discoveryCache.stats() });
     app.decorate('ward', services);
     app.setValidatorCompiler(validatorCompiler);
     // Only JSON bodies: without this Fastify would accept text/plain and fail later, less clearly.
@@ -208,6 +213,12 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     const traffic = createTrafficStats({ now: () => clock.now().getTime() });
     app.addHook('onResponse', async (_request, reply) => traffic.record(reply.statusCode));
     registerErrorHandling(app);
+    serverMetrics.instrument(app);
+    // Set once the registry begins to close: /readyz then sends traffic elsewhere.
+    let draining = false;
+    app.addHook('preClose', async () => {
+      draining = true;
+    });
     // Authentication first: an unauthenticated or under-scoped request is refused before its body is read.
     const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
     registerAuthentication(app, {
@@ -238,7 +249,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(registryRoutes);
     await app.register(apiKeyRoutes);
     await app.register(usageRoutes, { limiter, meter });
-    await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis });
+    await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis, metrics: serverMetrics, draining: () => draining });
     await app.register(computerUseRoutes, { computerUse: services.computerUse });
     await app.register(openApiRoutes);
 
@@ -260,6 +271,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     const connections = trackUnusedConnections(app.server);
     app.addHook('preClose', async () => connections.destroyUnused());
     app.addHook('onClose', async () => {
+      services.metrics.close();
       await services.computerUse.close();
       // The last second of usage counts goes to the database before it closes.
       await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));

@@ -12,6 +12,7 @@ import type { RoutingService } from './routing/routing-service.ts';
 import type { ChildRegistries } from './federation/child-registries.ts';
 import type { FederatedDiscovery } from './federation/federated-discovery.ts';
 import type { ParentLink } from './federation/parent-link.ts';
+import type { RegistryMetrics } from './operations/registry-metrics.ts';
 import type { ComputerUseService } from './computer-use/computer-use-service.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
@@ -45,6 +46,8 @@ export type RegistryServices = {
   readonly routes: ReadonlyArray<{ method: string; url: string }>;
   /** Computer use: the browser on the console (docs/computer-use.md). */
   readonly computerUse: ComputerUseService;
+  /** The registry's own metrics beside the HTTP ones (operations/registry-metrics.ts). */
+  metrics: RegistryMetrics;
   /** The URL clients reach this registry at (configured, or the listen address once listening). */
   baseUrl(): string;
 };

@@ -52,7 +52,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** Paths that open without a session. */
-const PUBLIC_PATHS = new Set(['/sign-in', '/livez']);
+const PUBLIC_PATHS = new Set(['/sign-in', '/livez', '/readyz', '/metrics']);
 /** What a read-only persona may still post: its own way in and out. */
 const READ_ONLY_POSTS = new Set(['/sign-in', '/sign-out']);
 

@@ -45,6 +45,21 @@ type Outcome = { ok: true; result: unknown; events: StoredEvent[] } | { ok: fals
 type Queue = { waiting: Job[]; running: boolean };
 const queues = new WeakMap<Storage, Queue>();
 
+/** Told of every transaction of write units: how many units it held and how long it took, commit included. */
+export type CommitObserver = (units: number, seconds: number) => void;
+const observers = new WeakMap<Storage, Set<CommitObserver>>();
+
+/** Calls `observer` after each transaction of write units on `storage` (metrics); returns the way to stop. */
+export function observeCommits(storage: Storage, observer: CommitObserver): () => void {
+  let set = observers.get(storage);
+  if (!set) {
+    set = new Set();
+    observers.set(storage, set);
+  }
+  set.add(observer);
+  return () => set.delete(observer);
+}
+
 export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => Promise<T>): Promise<{ result: T; events: StoredEvent[] }> {
   let queue = queues.get(storage);
   if (!queue) {
@@ -70,6 +85,7 @@ async function drain(storage: Storage, queue: Queue): Promise<void> {
 async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
   const alone = jobs.length === 1;
   const outcomes: Outcome[] = [];
+  const began = performance.now();
   try {
     await storage.db.transaction().execute(async (tx) => {
       const firstSeq = await lockSequence(tx);
@@ -108,6 +124,8 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
     for (const job of jobs) job.reject(error);
     return;
   }
+  const seconds = (performance.now() - began) / 1000;
+  for (const observer of observers.get(storage) ?? []) observer(jobs.length, seconds);
   const last = outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
   if (last) signalEventsCommitted(storage, last.seq);
   jobs.forEach((job, index) => {

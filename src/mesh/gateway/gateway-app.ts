@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
+import { createServerMetrics, serveProbesAndMetrics } from '../../core/http/http-metrics.ts';
 import { scanForPhi } from '../../core/phi/index.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
@@ -63,13 +65,24 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
   });
+  const metrics = createServerMetrics('gateway');
+  const agentStates = new Counter({
+    name: 'ward_gateway_agent_state_changes_total',
+    help: 'Agent processes entering a state (starting, ready, failed, stopped…), by alias',
+    labelNames: ['alias', 'state'],
+    registers: [metrics.registry],
+  });
+  metrics.instrument(app);
   const fleet = new AgentFleet({
     manifest,
     config,
     clock,
     gatewayUrl: () => gatewayUrl(app, config),
     ...(options.childEnv ? { baseEnv: options.childEnv } : {}),
-    onEvent: (event) => app.log.info({ alias: event.alias, state: event.state, ...event.detail }, 'agent state'),
+    onEvent: (event) => {
+      agentStates.inc({ alias: event.alias, state: event.state });
+      app.log.info({ alias: event.alias, state: event.state, ...event.detail }, 'agent state');
+    },
   });
   app.decorate('meshFleet', fleet);
   const authenticate = createMeshAuthenticator({ secret: config.MESH_JWT_SECRET, maxTtlSeconds: config.MESH_JWT_MAX_TTL, clock });
@@ -183,6 +196,8 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       proxyWebSocket(socket, target.url, upstreamHeaders(request, target.traceparent), release);
     },
   );
+
+  serveProbesAndMetrics(app, metrics);
 
   // States are public (probes need them); log lines only go to an authenticated mesh caller.
   app.get('/health', async (request) => {

@@ -5,6 +5,9 @@ const PUBLIC = new Set([
   'GET /.well-known/agent-registry',
   'GET /.well-known/jwks.json',
   'GET /health',
+  // Probes for load balancers and orchestrators (docs/operations.md): they say nothing secret.
+  'GET /livez',
+  'GET /readyz',
   // Who am I: answers for any credential, and for none (the anonymous caller).
   'GET /v1/caller',
   'GET /v1/openapi.json',
@@ -22,7 +25,7 @@ const PUBLIC = new Set([
 export function requiredScope(method: string, url: string): Scope | 'public' {
   // CORS preflights carry no credential by design (the browser sends them on its own).
   if (PUBLIC.has(`${method} ${url}`) || method === 'OPTIONS') return 'public';
-  if (url.startsWith('/v1/admin/')) return 'registry:admin';
+  if (url.startsWith('/v1/admin/') || url === '/metrics') return 'registry:admin';
   if (method === 'GET' || method === 'HEAD') return 'registry:read';
   if (method === 'POST' && url === '/v1/route') return 'registry:read';
   if (url === '/v1/registries' || url.startsWith('/v1/registries/') || url.startsWith('/v1/trust/keys')) return 'registry:admin';

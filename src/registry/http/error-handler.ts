@@ -8,6 +8,7 @@ import { toValidationIssues } from './validation.ts';
  * what went wrong inside; the log does, under the request id.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
+  if (!app.hasReplyDecorator('errorCode')) app.decorateReply('errorCode', null);
   app.setNotFoundHandler((request, reply) => {
     send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
   });
@@ -53,6 +54,7 @@ function send(
   details: Record<string, unknown>,
   retryAfterMs: number | null = null,
 ): FastifyReply {
+  reply.errorCode = code;
   return reply
     .code(ERROR_CODES[code].status)
     .type('application/json; charset=utf-8')

@@ -93,7 +93,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         onError: (error) => request.log.warn({ err: error }, 'event stream failed'),
       });
       active.add(stream);
-      void stream.finished.then(() => active.delete(stream));
+      app.ward.metrics.streamOpened();
+      void stream.finished.then((outcome) => {
+        active.delete(stream);
+        app.ward.metrics.streamClosed(outcome.reason);
+      });
     },
   );
 };

@@ -5,10 +5,28 @@ import { buildDiagnostics } from '../operations/diagnostics.ts';
 import type { InstanceHeartbeat } from '../operations/instance-heartbeat.ts';
 import { buildOverview } from '../operations/overview.ts';
 import type { TrafficStats } from '../operations/traffic-stats.ts';
+import { Type } from 'typebox';
+import { WardError } from '../../core/errors.ts';
+import type { ServerMetrics } from '../../core/http/http-metrics.ts';
+import { checkReadiness } from '../operations/readiness.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../schemas/operations-schemas.ts';
 
-export type OperationsRoutesOptions = { traffic: TrafficStats; heartbeat: InstanceHeartbeat; startedAt: Date; redis?: Redis | undefined };
+export type OperationsRoutesOptions = {
+  traffic: TrafficStats;
+  heartbeat: InstanceHeartbeat;
+  startedAt: Date;
+  redis?: Redis | undefined;
+  metrics: ServerMetrics;
+  /** Whether the registry has begun to close. */
+  draining: () => boolean;
+};
+
+const ProbeAnswer = Type.Object({ status: Type.Literal('ok') });
+const ReadyAnswer = Type.Object({
+  status: Type.Literal('ready'),
+  checks: Type.Record(Type.String(), Type.Object({ ok: Type.Boolean(), detail: Type.String() })),
+});
 
 /**
  * What operators and the admin console read about the registry itself (docs/console.md):
@@ -17,6 +35,47 @@ export type OperationsRoutesOptions = { traffic: TrafficStats; heartbeat: Instan
 export const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = async (app, options) => {
   const ward = app.ward;
   const tags = ['operations'];
+
+  app.get(
+    '/livez',
+    { schema: { tags, summary: 'Liveness: the process answers (public)', response: { 200: ProbeAnswer } } },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags,
+        summary: 'Readiness: storage answers, migrations are current, Redis answers when configured, not shutting down (public)',
+        description: '503 SERVICE_UNAVAILABLE with `details.checks` when any check fails.',
+        response: { 200: ReadyAnswer, ...errorResponses(503) },
+      },
+    },
+    async () => {
+      const readiness = await checkReadiness({ storage: ward.storage, redis: options.redis, draining: options.draining });
+      const failed = Object.entries(readiness.checks).filter(([, check]) => !check.ok);
+      if (failed.length > 0) {
+        throw new WardError('SERVICE_UNAVAILABLE', `Not ready: ${failed.map(([name, check]) => `${name} (${check.detail})`).join('; ')}.`, { checks: readiness.checks });
+      }
+      return { status: 'ready' as const, checks: readiness.checks };
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags,
+        summary: 'Prometheus metrics (registry:admin when authentication is on)',
+        response: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses(401, 403) },
+      },
+    },
+    async (_request, reply) => {
+      const { contentType, body } = await options.metrics.exposition();
+      return reply.type(contentType).header('cache-control', 'no-store').send(body);
+    },
+  );
 
   app.get(
     '/v1/caller',

@@ -1,0 +1,54 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { ServerMetrics } from '../../core/http/http-metrics.ts';
+import type { Storage } from '../../core/storage/database.ts';
+import { observeCommits } from '../../core/storage/write-unit.ts';
+
+/**
+ * The registry's own metrics beside the HTTP ones (docs/operations.md, "Metrics"):
+ * - `ward_write_commit_seconds` and `ward_write_units_per_commit`: each transaction of write units
+ *   (group commit), commit included;
+ * - `ward_discovery_cache_requests_total{result}`: signed discovery answers served from the cache or built;
+ * - `ward_event_stream_subscribers` and `ward_event_stream_ended_total{reason}`: open change streams, and
+ *   streams the registry ended (slow consumers dropped, cursors expired, shutdown).
+ */
+export function createRegistryMetrics(server: ServerMetrics, deps: { storage: Storage; discoveryCacheStats: () => { hits: number; misses: number } }) {
+  const registers = [server.registry];
+  const commitSeconds = new Histogram({
+    name: 'ward_write_commit_seconds',
+    help: 'Duration of each transaction of write units, commit included',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers,
+  });
+  const unitsPerCommit = new Histogram({ name: 'ward_write_units_per_commit', help: 'Write units committed together in one transaction', buckets: [1, 2, 4, 8, 16, 32, 64], registers });
+  const stopObserving = observeCommits(deps.storage, (units, seconds) => {
+    commitSeconds.observe(seconds);
+    unitsPerCommit.observe(units);
+  });
+
+  let counted = { hits: 0, misses: 0 };
+  new Counter({
+    name: 'ward_discovery_cache_requests_total',
+    help: 'Discovery answers served from the signed-answer cache (hit) or built (miss)',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      const now = deps.discoveryCacheStats();
+      this.inc({ result: 'hit' }, now.hits - counted.hits);
+      this.inc({ result: 'miss' }, now.misses - counted.misses);
+      counted = { hits: now.hits, misses: now.misses };
+    },
+  });
+  const subscribers = new Gauge({ name: 'ward_event_stream_subscribers', help: 'Open change-stream connections on this instance', registers });
+  const streamsEnded = new Counter({ name: 'ward_event_stream_ended_total', help: 'Change streams ended by the registry, by reason (client closes are not counted)', labelNames: ['reason'], registers });
+
+  return {
+    streamOpened: () => subscribers.inc(),
+    streamClosed: (reason: string) => {
+      subscribers.dec();
+      if (reason !== 'client_closed') streamsEnded.inc({ reason });
+    },
+    close: stopObserving,
+  };
+}
+
+export type RegistryMetrics = ReturnType<typeof createRegistryMetrics>;
