@@ -38,7 +38,7 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions
 
   app.get(
     '/livez',
-    { schema: { tags, summary: 'Liveness: the process answers (public)', response: { 200: ProbeAnswer } } },
+    { schema: { tags, summary: 'Liveness: the process answers (public)', response: { 200: ProbeAnswer, ...errorResponses() } } },
     async () => ({ status: 'ok' as const }),
   );
 

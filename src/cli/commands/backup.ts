@@ -1,0 +1,147 @@
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { backup, DatabaseSync } from 'node:sqlite';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../core/config.ts';
+import { storageOptionsFromConfig } from '../../core/storage/database.ts';
+import { MIGRATIONS } from '../../core/storage/migrations/index.ts';
+import type { WardCommand } from '../command.ts';
+
+const BACKUP_USAGE = `Usage: ward backup <file> [--force]
+
+Copies the embedded (SQLite) database to <file> while the registry may keep running (SQLite's online
+backup), then checks the copy: integrity, migrations, and what it holds. The signing keys, API keys,
+agents, events and the whole transparency ledger are in it: keep it as secret as the data directory.
+  --force  replace <file> if it exists
+On PostgreSQL use pg_dump (docs/operations.md, "Backups"); this command says how.
+Exit status: 0 backed up and checked, 1 failed, 2 usage.`;
+
+const RESTORE_USAGE = `Usage: ward restore <file> [--force]
+
+Replaces the embedded database in REGISTRY_DATA_DIR with a backup made by \`ward backup\`, after
+checking the backup (integrity, migrations). Stop the registry first: a database in use (its -wal
+file is present) is refused unless --force.
+  --force  restore over a database that looks in use, or whose -wal file was left by a crash
+Afterwards \`ward registry\` starts with the backup's signing keys, and \`ward ledger verify\` checks the
+restored ledger.
+Exit status: 0 restored, 1 failed, 2 usage.`;
+
+/** What a database file holds, as the commands report it; throws when it is not a usable Ward database. */
+function inspect(path: string): { agents: number; ledgerSize: number; keys: number; migrations: number } {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    const integrity = database.prepare('PRAGMA integrity_check').get() as { integrity_check: string } | undefined;
+    if (integrity?.integrity_check !== 'ok') throw new Error(`integrity check failed: ${integrity?.integrity_check ?? 'no answer'}`);
+    const applied = (database.prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'ward_migrations'").get() as { n: number }).n;
+    if (applied === 0) throw new Error('it holds no Ward database (no ward_migrations table)');
+    const names = (database.prepare('select name from ward_migrations').all() as { name: string }[]).map((row) => row.name);
+    const unknown = names.filter((name) => !(name in MIGRATIONS));
+    if (unknown.length > 0) throw new Error(`it was made by a newer Ward (migrations ${unknown.join(', ')})`);
+    const count = (table: string) => Number((database.prepare(`select count(*) as n from ${table}`).get() as { n: number | bigint }).n);
+    return { agents: count('agents'), ledgerSize: count('ledger_leaves'), keys: count('signing_keys'), migrations: names.length };
+  } finally {
+    database.close();
+  }
+}
+
+function describe(figures: ReturnType<typeof inspect>): string {
+  return `${figures.agents} agents, ${figures.ledgerSize} ledger entries, ${figures.keys} signing keys, ${figures.migrations} of ${Object.keys(MIGRATIONS).length} migrations`;
+}
+
+function parse(args: string[], usage: string, command: string): { file: string; force: boolean } | number {
+  try {
+    const { values, positionals } = parseArgs({ args, options: { force: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
+    if (values.help) {
+      console.log(usage);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'name the backup file' : 'one file only');
+    return { file: resolve(positionals[0] as string), force: values.force };
+  } catch (error) {
+    console.error(`ward ${command}: ${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+}
+
+/** The embedded database's path, or undefined (after saying why) on PostgreSQL. */
+function sqlitePath(command: string): string | undefined {
+  const options = storageOptionsFromConfig(loadConfig());
+  if (options.backend === 'sqlite') return options.path;
+  console.error(
+    `ward ${command}: this registry uses PostgreSQL; use its own tools (docs/operations.md, "Backups"):\n` +
+      `  pg_dump --format=custom --no-owner ${options.schema ? `--schema=${options.schema} ` : ''}--file=ward.dump "$DATABASE_URL"\n` +
+      `  pg_restore --no-owner --dbname="$DATABASE_URL" ward.dump`,
+  );
+  return undefined;
+}
+
+/** `ward backup <file>`: an online, checked copy of the embedded database. */
+export const backupCommand: WardCommand = {
+  name: 'backup',
+  summary: 'copy the embedded database to a file, online, and check the copy',
+  async run(args) {
+    const parsed = parse(args, BACKUP_USAGE, 'backup');
+    if (typeof parsed === 'number') return parsed;
+    const source = sqlitePath('backup');
+    if (!source) return 2;
+    if (!existsSync(source)) {
+      console.error(`ward backup: there is no database at ${source} (REGISTRY_DATA_DIR)`);
+      return 1;
+    }
+    if (existsSync(parsed.file) && !parsed.force) {
+      console.error(`ward backup: ${parsed.file} exists; choose another name or pass --force`);
+      return 1;
+    }
+    // Written beside the target and renamed into place: a failed backup never leaves a partial file under its name.
+    const partial = join(dirname(parsed.file), `.${Date.now()}.ward-backup.partial`);
+    const database = new DatabaseSync(source);
+    try {
+      database.exec('PRAGMA busy_timeout = 5000');
+      await backup(database, partial);
+      const figures = inspect(partial);
+      renameSync(partial, parsed.file);
+      console.log(`backed up ${source} to ${parsed.file} (${statSync(parsed.file).size} bytes): ${describe(figures)}; integrity ok`);
+      return 0;
+    } catch (error) {
+      rmSync(partial, { force: true });
+      console.error(`ward backup: failed: ${(error as Error).message}`);
+      return 1;
+    } finally {
+      database.close();
+    }
+  },
+};
+
+/** `ward restore <file>`: puts a checked backup in place of the embedded database. */
+export const restoreCommand: WardCommand = {
+  name: 'restore',
+  summary: 'replace the embedded database with a backup made by ward backup',
+  async run(args) {
+    const parsed = parse(args, RESTORE_USAGE, 'restore');
+    if (typeof parsed === 'number') return parsed;
+    const target = sqlitePath('restore');
+    if (!target) return 2;
+    if (!existsSync(parsed.file)) {
+      console.error(`ward restore: there is no file at ${parsed.file}`);
+      return 1;
+    }
+    let figures;
+    try {
+      figures = inspect(parsed.file);
+    } catch (error) {
+      console.error(`ward restore: ${parsed.file} cannot be restored: ${(error as Error).message}`);
+      return 1;
+    }
+    const wal = `${target}-wal`;
+    if (existsSync(wal) && statSync(wal).size > 0 && !parsed.force) {
+      console.error(`ward restore: ${target} looks in use (${wal} is not empty): stop the registry first, or pass --force after a crash`);
+      return 1;
+    }
+    const staged = `${target}.restoring`;
+    copyFileSync(parsed.file, staged);
+    for (const leftover of [wal, `${target}-shm`]) rmSync(leftover, { force: true });
+    renameSync(staged, target);
+    console.log(`restored ${parsed.file} to ${target}: ${describe(figures)}`);
+    return 0;
+  },
+};
