@@ -5,6 +5,7 @@ import { ConfigError } from '../core/config.ts';
 import type { WardCommand } from './command.ts';
 import { agentCommand } from './commands/agent.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
+import { clusterCommand } from './commands/cluster.ts';
 import { consoleCommand } from './commands/console.ts';
 import { federationCommand } from './commands/federation.ts';
 import { gatewayCommand } from './commands/gateway.ts';
@@ -17,7 +18,7 @@ import { startCommand } from './commands/start.ts';
 import { tokenCommand } from './commands/token.ts';
 import { trustCommand } from './commands/trust.ts';
 
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, consoleCommand, migrateCommand, backupCommand, restoreCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand, trustCommand, federationCommand, mcpCommand];
+const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, consoleCommand, migrateCommand, backupCommand, restoreCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand, trustCommand, federationCommand, clusterCommand, mcpCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;
