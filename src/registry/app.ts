@@ -157,6 +157,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
         allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS,
       },
       log: (error) => app.log.warn({ err: error }, 'health probe round failed'),
+      // `services` exists by the time the prober runs (it starts when the registry listens).
+      onProbe: (result) => services.metrics.probed(result.status, result.reason),
     });
     const serverMetrics = createServerMetrics('registry');
     const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });

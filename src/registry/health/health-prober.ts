@@ -26,7 +26,15 @@ const PAGE = 500;
  * orders by) and emits `agent.health_changed` when an endpoint's status changes. Several instances
  * share one database: a lease decides which one probes, and another takes over when it lapses.
  */
-export function createHealthProber(deps: { storage: Storage; clock: Clock; options: HealthProberOptions; probe?: Probe; log?: (error: unknown) => void }) {
+export function createHealthProber(deps: {
+  storage: Storage;
+  clock: Clock;
+  options: HealthProberOptions;
+  probe?: Probe;
+  log?: (error: unknown) => void;
+  /** Told of every probe's outcome (metrics). */
+  onProbe?: (result: ProbeResult) => void;
+}) {
   const holder = randomUUID();
   const probe = deps.probe ?? probeEndpoint;
   let timer: NodeJS.Timeout | undefined;
@@ -39,6 +47,7 @@ export function createHealthProber(deps: { storage: Storage; clock: Clock; optio
     for (const [index, endpoint] of endpoints.entries()) {
       if (!endpoint.health_url) continue;
       const result = await probe({ url: endpoint.url, protocol: endpoint.protocol, health_url: endpoint.health_url }, deps.options);
+      deps.onProbe?.(result);
       readings.push({ agent_id: agent.id, endpoint_index: index, url: endpoint.url, ...result, checked_at: deps.clock.now().toISOString() });
     }
     if (readings.length === 0) return;

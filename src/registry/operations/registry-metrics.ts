@@ -9,7 +9,9 @@ import { observeCommits } from '../../core/storage/write-unit.ts';
  *   (group commit), commit included;
  * - `ward_discovery_cache_requests_total{result}`: signed discovery answers served from the cache or built;
  * - `ward_event_stream_subscribers` and `ward_event_stream_ended_total{reason}`: open change streams, and
- *   streams the registry ended (slow consumers dropped, cursors expired, shutdown).
+ *   streams the registry ended (slow consumers dropped, cursors expired, shutdown);
+ * - `ward_health_probes_total{outcome}`: endpoint probes by outcome (`healthy`, or the failure class:
+ *   `timeout`, `refused`, `not_protocol`, `private_address`…).
  */
 export function createRegistryMetrics(server: ServerMetrics, deps: { storage: Storage; discoveryCacheStats: () => { hits: number; misses: number } }) {
   const registers = [server.registry];
@@ -41,7 +43,10 @@ export function createRegistryMetrics(server: ServerMetrics, deps: { storage: St
   const subscribers = new Gauge({ name: 'ward_event_stream_subscribers', help: 'Open change-stream connections on this instance', registers });
   const streamsEnded = new Counter({ name: 'ward_event_stream_ended_total', help: 'Change streams ended by the registry, by reason (client closes are not counted)', labelNames: ['reason'], registers });
 
+  const probes = new Counter({ name: 'ward_health_probes_total', help: 'Endpoint health probes by outcome: healthy, or the class of failure', labelNames: ['outcome'], registers });
+
   return {
+    probed: (status: string, reason: string | null) => probes.inc({ outcome: status === 'healthy' ? 'healthy' : (reason ?? 'unhealthy') }),
     streamOpened: () => subscribers.inc(),
     streamClosed: (reason: string) => {
       subscribers.dec();

@@ -9,7 +9,8 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../auth/fixtures.ts';
 import { registerOverHttp, startRegistries, testScope } from '../../helpers/listening.ts';
-import { BACKENDS } from '../../helpers/registry.ts';
+import { BACKENDS, agentBody } from '../../helpers/registry.ts';
+import { createServer } from 'node:http';
 
 /** The value of one sample line of a Prometheus exposition (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string>): number {
@@ -52,6 +53,28 @@ for (const backend of BACKENDS) {
       assert.ok(sample(after, 'ward_write_commit_seconds_count', {}) >= 1);
       assert.ok(sample(after, 'ward_http_refusals_total', { code: 'PHI_DETECTED' }) + sample(after, 'ward_http_refusals_total', { code: 'AGENT_NOT_FOUND' }) + sample(after, 'ward_http_refusals_total', { code: 'VALIDATION_ERROR' }) >= 1);
       assert.match(after, /process_resident_memory_bytes\{server="registry"\}/);
+
+      // A probe round: one endpoint answering, one refusing, each counted by outcome.
+      const peer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+      await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+      t.after(() => new Promise<void>((resolve) => peer.close(() => resolve())));
+      const healthy = `http://127.0.0.1:${(peer.address() as { port: number }).port}/health`;
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const refused = `http://127.0.0.1:${(closed.address() as { port: number }).port}/health`;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      for (const health_url of [healthy, refused]) {
+        const created: Response = await fetch(`${registry.baseUrl}/v1/agents`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-idempotency-key': crypto.randomUUID() },
+          body: JSON.stringify(agentBody({ endpoints: [{ url: 'https://agents.example.org/fhir', protocol: 'fhir-rest', priority: 10, health_url }], capabilities: { protocols: ['fhir-rest'], skills: ['triage.assess'] } })),
+        });
+        assert.equal(created.status, 201);
+      }
+      await registry.app.ward.healthProber.runOnce();
+      const probed = await (await fetch(`${registry.baseUrl}/metrics`)).text();
+      assert.equal(sample(probed, 'ward_health_probes_total', { outcome: 'healthy' }), 1);
+      assert.equal(sample(probed, 'ward_health_probes_total', { outcome: 'unreachable' }), 1);
       assert.match(after, /nodejs_eventloop_lag_seconds/);
       assert.ok(!after.includes('943-476-5919') && !after.includes('Metered'), 'no raw path or content in the metrics');
     });
