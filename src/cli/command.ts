@@ -5,5 +5,9 @@
 export type WardCommand = {
   readonly name: string;
   readonly summary: string;
+  /** What `ward <name> --help` and `ward help <name>` print: usage, options, an example. */
+  readonly usage: string;
+  /** Whether the command takes arguments at all; one that does not refuses any (exit 2). Default true. */
+  readonly takesArguments?: boolean;
   run(args: string[]): Promise<number | 'running'>;
 };

@@ -2,6 +2,7 @@
 // The `ward` command (contract §1). Each command loads the configuration once; a bad value stops it
 // with a message naming the variable. Commands live one per file in ./commands/.
 import { ConfigError } from '../core/config.ts';
+import { WARD_VERSION } from '../core/version.ts';
 import type { WardCommand } from './command.ts';
 import { agentCommand } from './commands/agent.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
@@ -23,13 +24,33 @@ const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, console
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`);
-  return `Usage: ward <command> [options]\n\nCommands:\n${lines.join('\n')}\n  ${'help'.padEnd(width)} show this text\n\nConfiguration is read from the environment; see docs/configuration.md.`;
+  return `Usage: ward <command> [options]\n\nCommands:\n${lines.join('\n')}\n  ${'help'.padEnd(width)} show this text, or a command's: ward help <command> (or ward <command> --help)\n\nOptions: --version prints the version.\nConfiguration is read from the environment; see docs/configuration.md.`;
+}
+
+/** Whether the arguments ask for help (before any `--`, after which everything is an argument). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
 async function main(argv: string[]): Promise<number | 'running'> {
   const [name = 'help', ...args] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(`ward ${WARD_VERSION}`);
+    return 0;
+  }
   if (name === 'help' || name === '--help' || name === '-h') {
-    console.log(usage());
+    const topic = args[0];
+    if (topic === undefined) {
+      console.log(usage());
+      return 0;
+    }
+    const command = COMMANDS.find((c) => c.name === topic);
+    if (!command) {
+      console.error(`ward: no command "${topic}"\n\n${usage()}`);
+      return 2;
+    }
+    console.log(command.usage);
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
@@ -37,7 +58,26 @@ async function main(argv: string[]): Promise<number | 'running'> {
     console.error(`ward: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
-  return command.run(args);
+  // Help is answered here, before a command could start serving or touch storage.
+  if (asksForHelp(args)) {
+    console.log(command.usage);
+    return 0;
+  }
+  if (command.takesArguments === false && args.length > 0) {
+    console.error(`ward ${command.name}: unexpected ${args[0]?.startsWith('-') ? 'option' : 'argument'} "${args[0]}" (it takes none)\n\n${command.usage}`);
+    return 2;
+  }
+  try {
+    return await command.run(args);
+  } catch (error) {
+    // node:util parseArgs refusing an option: one line naming it, then the usage.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`ward ${command.name}: ${((error as Error).message.split('\n')[0] ?? '').replace(/\. To specify a positional argument.*$/, '')}\n\n${command.usage}`);
+      return 2;
+    }
+    throw error;
+  }
 }
 
 main(process.argv.slice(2)).then(
@@ -46,7 +86,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`ward: configuration error: ${error.message}`);
-    else console.error('ward: failed:', error);
+    else console.error(`ward: failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
   },
 );

@@ -2,9 +2,18 @@ import { loadMeshConfig } from '../../mesh/mesh-config.ts';
 import { startAgent } from '../../mesh/agent-server.ts';
 import type { WardCommand } from '../command.ts';
 
+const USAGE = `Usage: ward agent <alias>
+
+Runs one mesh agent of the manifest (MESH_MANIFEST; shipped: triage, consent, clinician_avatar) on
+AGENT_PORT (default its manifest port); usually the gateway starts agents itself (docs/mesh.md).
+
+Example:
+  node src/cli/ward.ts agent triage`;
+
 export const agentCommand: WardCommand = {
   name: 'agent',
   summary: 'run one mesh agent: ward agent <alias> (AGENT_PORT, default its manifest port)',
+  usage: USAGE,
   async run(args) {
     const [alias] = args;
     if (!alias) {

@@ -14,7 +14,10 @@ backup), then checks the copy: integrity, migrations, and what it holds. The sig
 agents, events and the whole transparency ledger are in it: keep it as secret as the data directory.
   --force  replace <file> if it exists
 On PostgreSQL use pg_dump (docs/operations.md, "Backups"); this command says how.
-Exit status: 0 backed up and checked, 1 failed, 2 usage.`;
+Exit status: 0 backed up and checked, 1 failed, 2 usage.
+
+Example:
+  node src/cli/ward.ts backup /backups/ward-$(date +%F).sqlite`;
 
 const RESTORE_USAGE = `Usage: ward restore <file> [--force]
 
@@ -24,7 +27,10 @@ file is present) is refused unless --force.
   --force  restore over a database that looks in use, or whose -wal file was left by a crash
 Afterwards \`ward registry\` starts with the backup's signing keys, and \`ward ledger verify\` checks the
 restored ledger.
-Exit status: 0 restored, 1 failed, 2 usage.`;
+Exit status: 0 restored, 1 failed, 2 usage.
+
+Example:
+  node src/cli/ward.ts restore /backups/ward-2026-11-25.sqlite`;
 
 /** What a database file holds, as the commands report it; throws when it is not a usable Ward database. */
 function inspect(path: string): { agents: number; ledgerSize: number; keys: number; migrations: number } {
@@ -79,6 +85,7 @@ function sqlitePath(command: string): string | undefined {
 export const backupCommand: WardCommand = {
   name: 'backup',
   summary: 'copy the embedded database to a file, online, and check the copy',
+  usage: BACKUP_USAGE,
   async run(args) {
     const parsed = parse(args, BACKUP_USAGE, 'backup');
     if (typeof parsed === 'number') return parsed;
@@ -116,6 +123,7 @@ export const backupCommand: WardCommand = {
 export const restoreCommand: WardCommand = {
   name: 'restore',
   summary: 'replace the embedded database with a backup made by ward backup',
+  usage: RESTORE_USAGE,
   async run(args) {
     const parsed = parse(args, RESTORE_USAGE, 'restore');
     if (typeof parsed === 'number') return parsed;

@@ -13,12 +13,16 @@ Needs DATABASE_URL (and DATABASE_SCHEMA for a schema of its own); REDIS_URL defa
 redis://127.0.0.1:6379. Stop it with Ctrl-C. docs/operations.md, "Several instances".
   --instances  how many registry instances (1 to 8)
   --port       the balancer's port (0: any free one)
-Exit status: 0 stopped, 1 could not start, 2 usage.`;
+Exit status: 0 stopped, 1 could not start, 2 usage.
+
+Example:
+  DATABASE_URL=postgres://root@127.0.0.1:5432/test node src/cli/ward.ts cluster up`;
 
 /** `ward cluster up`: several instances behind a real balancer, for people to try (issue 16). */
 export const clusterCommand: WardCommand = {
   name: 'cluster',
   summary: 'run several registry instances behind HAProxy: cluster up [--instances N] [--port P]',
+  usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;
     let values;

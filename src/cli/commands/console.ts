@@ -3,9 +3,19 @@ import { startConsole } from '../../console/console-server.ts';
 import { closeOnSignals } from '../../registry/server.ts';
 import type { WardCommand } from '../command.ts';
 
+const USAGE = `Usage: ward console
+
+Starts the admin console on CONSOLE_PORT (default 3000) for the registry at REGISTRY_URL (default
+http://127.0.0.1:$REGISTRY_PORT); docs/console.md.
+
+Example:
+  REGISTRY_URL=http://127.0.0.1:8080 node src/cli/ward.ts console`;
+
 export const consoleCommand: WardCommand = {
   name: 'console',
   summary: 'start the admin console (CONSOLE_PORT, default 3000) for the registry at REGISTRY_URL',
+  usage: USAGE,
+  takesArguments: false,
   async run() {
     const running = await startConsole(loadConsoleConfig());
     closeOnSignals([running.app]);

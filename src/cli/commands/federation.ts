@@ -13,12 +13,16 @@ registry under it — registers each with its parent, seeds a few agents, and pr
   --base-port  the root's port; the sovereign and the organisation take the next two
                (default 8180; 0 picks free ports)
   --dir        where the three SQLite databases live (default: a new temporary directory;
-               reusing one keeps what was registered, with the same ports)`;
+               reusing one keeps what was registered, with the same ports)
+
+Example:
+  node src/cli/ward.ts federation up --base-port 9000`;
 
 /** `ward federation up`: a real three-tier chain on this machine in one command. */
 export const federationCommand: WardCommand = {
   name: 'federation',
   summary: 'start a root, a sovereign (GB) and an organisational registry, wired together: federation up',
+  usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;
     if (action !== 'up') {

@@ -2,9 +2,19 @@ import { loadMeshConfig } from '../../mesh/mesh-config.ts';
 import { startGateway } from '../../mesh/gateway/gateway-server.ts';
 import type { WardCommand } from '../command.ts';
 
+const USAGE = `Usage: ward gateway
+
+Starts the mesh gateway on GATEWAY_PORT (default 8100); the agents of the manifest (MESH_MANIFEST)
+start as child processes on their first call (docs/mesh.md).
+
+Example:
+  GATEWAY_PORT=8200 node src/cli/ward.ts gateway`;
+
 export const gatewayCommand: WardCommand = {
   name: 'gateway',
   summary: 'start the mesh gateway (GATEWAY_PORT, default 8100); agents start on first use',
+  usage: USAGE,
+  takesArguments: false,
   async run() {
     const gateway = await startGateway(loadMeshConfig());
     console.log(`Ward mesh gateway: ${gateway.url}  (agents at ${gateway.url}/rpc/<alias>, health at ${gateway.url}/health)`);

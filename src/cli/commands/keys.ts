@@ -12,12 +12,16 @@ import type { WardCommand } from '../command.ts';
 const USAGE = `Usage: ward keys create --org <org_id> [--name <display name>] [--tier ${TIER_NAMES.join('|')}] [--scopes registry:read,registry:admin] [--expires <RFC 3339>]
 
 Creates an API key directly in the configured storage (no running registry needed) and prints it
-once as JSON; use it to make the first admin key.`;
+once as JSON; use it to make the first admin key.
+
+Example:
+  node src/cli/ward.ts keys create --org nhs-ops --tier business --scopes registry:read,registry:admin`;
 
 /** `ward keys create`: the offline way to the first admin key (contract §7). */
 export const keysCommand: WardCommand = {
   name: 'keys',
   summary: 'create an API key offline: keys create --org … --tier … --scopes …',
+  usage: USAGE,
   async run(args) {
     const { positionals, values } = parseArgs({
       args,

@@ -12,12 +12,16 @@ Checks the registry's transparency ledger against its signed tree head (docs/tra
   --state  file holding the last tree head this command verified; the new one must extend it
            (consistency proof), and replaces it when every check passes
   --full   download every entry and recompute the root from them
-Exit status: 0 all checks passed, 1 a check failed or the registry could not be read, 2 usage.`;
+Exit status: 0 all checks passed, 1 a check failed or the registry could not be read, 2 usage.
+
+Example:
+  node src/cli/ward.ts ledger verify --url http://127.0.0.1:8080 --state ./sth.json`;
 
 /** `ward ledger verify`: the client-side auditor of the transparency ledger. */
 export const ledgerCommand: WardCommand = {
   name: 'ledger',
   summary: 'verify the transparency ledger: ledger verify --url <registry> [--leaf N] [--state file]',
+  usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;
     let parsed;

@@ -12,7 +12,10 @@ const USAGE = `Usage: ward mcp [--transport stdio|sse] [--port <port, default MC
 
 Serves the MCP tools discover_agents, route and register over stdio, or over HTTP (streamable HTTP
 at /mcp and SSE at /sse on one port). stdio is the default. Needs REGISTRY_URL and REGISTRY_API_KEY;
-see docs/mcp.md.`;
+see docs/mcp.md.
+
+Example:
+  REGISTRY_URL=http://127.0.0.1:8080 node src/cli/ward.ts mcp --transport stdio`;
 
 // Every line goes to stderr: on stdio, stdout carries nothing but MCP messages.
 const log = (line: string) => console.error(line);
@@ -22,6 +25,7 @@ export const mcpCommand: WardCommand = {
   name: 'mcp',
   summary:
     'serve the MCP tools (discover_agents, route, register): mcp [--transport stdio|sse] [--port 8090]',
+  usage: USAGE,
   async run(args) {
     let values: { transport?: string | undefined; port?: string | undefined };
     try {
@@ -37,11 +41,12 @@ export const mcpCommand: WardCommand = {
     // `--transport` as its own option, can launch `ward mcp` without it.
     const transport = values.transport ?? 'stdio';
     const port = values.port === undefined ? undefined : Number(values.port);
-    if (
-      (transport !== 'stdio' && transport !== 'sse') ||
-      (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535))
-    ) {
-      log(USAGE);
+    if (transport !== 'stdio' && transport !== 'sse') {
+      log(`ward mcp: --transport takes stdio or sse, not "${transport}"\n\n${USAGE}`);
+      return 2;
+    }
+    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+      log(`ward mcp: --port takes a port number (0 to 65535), not "${values.port}"\n\n${USAGE}`);
       return 2;
     }
     if (transport === 'stdio' && port !== undefined)

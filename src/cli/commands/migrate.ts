@@ -3,9 +3,19 @@ import { openStorage, storageOptionsFromConfig } from '../../core/storage/databa
 import { migrateToLatest } from '../../core/storage/migrator.ts';
 import type { WardCommand } from '../command.ts';
 
+const USAGE = `Usage: ward migrate
+
+Applies the pending database migrations to the configured storage (REGISTRY_DATA_DIR, or DATABASE_URL
+and DATABASE_SCHEMA) and exits; several instances may run it at once.
+
+Example:
+  DATABASE_URL=postgres://root@127.0.0.1:5432/test node src/cli/ward.ts migrate`;
+
 export const migrateCommand: WardCommand = {
   name: 'migrate',
   summary: 'apply pending database migrations and exit',
+  usage: USAGE,
+  takesArguments: false,
   async run() {
     const storage = await openStorage(storageOptionsFromConfig(loadConfig()));
     try {

@@ -2,9 +2,20 @@ import { loadConfig } from '../../core/config.ts';
 import { closeOnSignals, startRegistry } from '../../registry/server.ts';
 import type { WardCommand } from '../command.ts';
 
+const USAGE = `Usage: ward registry
+
+Starts the registry REST API alone on REGISTRY_HOST:REGISTRY_PORT (default 127.0.0.1:8080), on SQLite
+in REGISTRY_DATA_DIR or on PostgreSQL at DATABASE_URL (docs/configuration.md). Stop it with Ctrl-C or
+SIGTERM.
+
+Example:
+  DATABASE_URL=postgres://root@127.0.0.1:5432/test node src/cli/ward.ts registry`;
+
 export const registryCommand: WardCommand = {
   name: 'registry',
   summary: 'start the registry REST API (REGISTRY_PORT, default 8080)',
+  usage: USAGE,
+  takesArguments: false,
   async run() {
     const app = await startRegistry(loadConfig());
     closeOnSignals([app]);

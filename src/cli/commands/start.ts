@@ -4,9 +4,21 @@ import { closeOnSignals } from '../../registry/server.ts';
 import { startService } from '../../service/start-service.ts';
 import type { WardCommand } from '../command.ts';
 
+const USAGE = `Usage: ward start
+
+Starts the whole service in one process: the registry (REGISTRY_PORT, default 8080), the admin
+console (CONSOLE_PORT, default 3000) and the mesh gateway (GATEWAY_PORT, default 8100), and registers
+the shipped mesh agents at the gateway. What \`npm start\` runs. Configuration comes from the
+environment (docs/configuration.md); stop it with Ctrl-C or SIGTERM.
+
+Example:
+  REGISTRY_PORT=9080 node src/cli/ward.ts start`;
+
 export const startCommand: WardCommand = {
   name: 'start',
   summary: 'start the registry, the admin console and the mesh gateway on the embedded default, register the mesh agents, print the URLs',
+  usage: USAGE,
+  takesArguments: false,
   async run() {
     const service = await startService(loadConfig(), loadMeshConfig());
     closeOnSignals([service.console.app, service.registry, service.gateway.app]);

@@ -3,12 +3,20 @@ import { loadMeshConfig } from '../../mesh/mesh-config.ts';
 import { issueMeshToken } from '../../mesh/runtime/auth.ts';
 import type { WardCommand } from '../command.ts';
 
-const USAGE = 'Usage: ward token [--sub did:web:<domain>:agents:<name>] [--ttl <seconds, at most 3600>]';
+const USAGE = `Usage: ward token [--sub did:web:<domain>:agents:<name>] [--ttl <seconds, at most 3600>]
+
+Prints a mesh token (HS256, scope mesh:invoke) signed with MESH_JWT_SECRET, for calling agents by hand.
+  --sub  the caller's DID (default did:web:localhost:agents:cli)
+  --ttl  lifetime in seconds (default 300)
+
+Example:
+  curl -H "authorization: Bearer $(node src/cli/ward.ts token)" …`;
 
 /** Prints a mesh token (HS256, scope mesh:invoke) signed with MESH_JWT_SECRET, for calling agents by hand. */
 export const tokenCommand: WardCommand = {
   name: 'token',
   summary: 'print a mesh token signed with MESH_JWT_SECRET (for curl and development)',
+  usage: USAGE,
   async run(args) {
     const { values } = parseArgs({ args, options: { sub: { type: 'string' }, ttl: { type: 'string' } } });
     const ttl = Number(values.ttl ?? 300);

@@ -11,7 +11,10 @@ Verifies a trust bundle and its delegation chain against the root's keys (docs/f
   --online  also ask each statement's issuer whether its subject is still active
             (the first issuer at the anchor's api_base_url); fails closed when it cannot
   --at      verify as of this RFC 3339 time instead of now
-Exit status: 0 valid, 1 invalid, 2 usage (missing arguments, unreadable or invalid files).`;
+Exit status: 0 valid, 1 invalid, 2 usage (missing arguments, unreadable or invalid files).
+
+Example:
+  node src/cli/ward.ts trust verify bundle.json --anchor anchor.json --online`;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -21,6 +24,7 @@ class UsageError extends Error {}
 export const trustCommand: WardCommand = {
   name: 'trust',
   summary: 'verify a trust bundle and its chain: trust verify <bundle.json> --anchor <anchor.json> [--online]',
+  usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;
     if (action !== 'verify') {

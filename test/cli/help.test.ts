@@ -1,0 +1,63 @@
+/**
+ * The `ward` command as a newcomer meets it: every command answers `--help` and `ward help <command>`
+ * with its usage and an example and exits 0 without starting anything; `--version` prints the
+ * version; an unknown option or a stray argument is one line naming it plus the usage, exit 2, never
+ * a stack trace.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { WARD_VERSION } from '../../src/core/version.ts';
+import { runWard } from '../helpers/ward-process.ts';
+
+const COMMANDS = ['start', 'registry', 'console', 'migrate', 'backup', 'restore', 'keys', 'ledger', 'gateway', 'agent', 'token', 'trust', 'federation', 'cluster', 'mcp'];
+
+describe('ward help, --help and --version', () => {
+  test('every command answers --help and help <command> with its usage and an example, starting nothing', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ward-help-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // A data directory that does not exist: a command that touched storage would create it.
+    const env = { REGISTRY_DATA_DIR: join(dir, 'never-created') };
+    const general = await runWard(t, ['help'], env);
+    assert.equal(general.code, 0);
+    for (const name of COMMANDS) assert.match(general.stdout, new RegExp(`^  ${name} `, 'm'), name);
+
+    await Promise.all(
+      COMMANDS.map(async (name) => {
+        for (const args of [[name, '--help'], [name, '-h'], ['help', name]]) {
+          const result = await runWard(t, args, env);
+          assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+          assert.match(result.stdout, new RegExp(`^Usage: ward ${name}\\b`), args.join(' '));
+          assert.match(result.stdout, /\nExample:\n {2}\S/, `${args.join(' ')} shows an example`);
+          assert.equal(result.stderr, '', args.join(' '));
+        }
+      }),
+    );
+    assert.equal((await import('node:fs')).existsSync(env.REGISTRY_DATA_DIR), false, 'no command touched storage');
+  });
+
+  test('--version; unknown commands, options and arguments: one line and the usage, exit 2', async (t) => {
+    const version = await runWard(t, ['--version']);
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout.trim(), `ward ${WARD_VERSION}`);
+
+    const cases: [string[], RegExp][] = [
+      [['keys', 'create', '--bogus'], /^ward keys: Unknown option '--bogus'\n\nUsage: ward keys/],
+      [['token', '--ttl'], /^ward token: Option '--ttl <value>' argument missing\n\nUsage: ward token/],
+      [['registry', '--port', '9'], /^ward registry: unexpected option "--port" \(it takes none\)\n\nUsage: ward registry/],
+      [['start', 'now'], /^ward start: unexpected argument "now" \(it takes none\)/],
+      [['ledger', 'verify', '--nope'], /^ward ledger: Unknown option '--nope'/],
+      [['mcp', '--transport', 'carrier-pigeon'], /^ward mcp: /],
+      [['frobnicate'], /^ward: unknown command "frobnicate"/],
+      [['help', 'frobnicate'], /^ward: no command "frobnicate"/],
+    ];
+    for (const [args, expected] of cases) {
+      const result = await runWard(t, args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, expected, args.join(' '));
+      assert.doesNotMatch(result.stderr, /\n\s+at /, `${args.join(' ')} printed a stack trace`);
+    }
+  });
+});
