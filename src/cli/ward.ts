@@ -86,7 +86,25 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`ward: configuration error: ${error.message}`);
+    else if ((error as { code?: unknown }).code === 'EADDRINUSE') console.error(`ward: ${addressInUse(error as { port?: number; address?: string })}`);
     else console.error(`ward: failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
   },
 );
+
+/** The port variables and their defaults (docs/configuration.md), to name the one to change. */
+const PORT_VARIABLES: readonly [string, number][] = [
+  ['REGISTRY_PORT', 8080],
+  ['CONSOLE_PORT', 3000],
+  ['GATEWAY_PORT', 8100],
+  ['MCP_PORT', 8090],
+  ['AGENT_PORT', 0],
+];
+
+/** "Port in use" as a person can act on it: which port, and which variable moves it. */
+function addressInUse(error: { port?: number; address?: string }): string {
+  const port = error.port;
+  const variable = PORT_VARIABLES.find(([name, fallback]) => Number(process.env[name] ?? fallback) === port)?.[0];
+  const where = `port ${port ?? '?'} on ${error.address ?? 'this machine'} is already in use (another Ward, or another program)`;
+  return variable ? `${where}: set ${variable} to a free port` : `${where}: choose another port`;
+}

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { WARD_VERSION } from '../../src/core/version.ts';
 import { runWard } from '../helpers/ward-process.ts';
@@ -15,6 +16,18 @@ import { runWard } from '../helpers/ward-process.ts';
 const COMMANDS = ['start', 'registry', 'console', 'migrate', 'backup', 'restore', 'keys', 'ledger', 'gateway', 'agent', 'token', 'trust', 'federation', 'cluster', 'mcp'];
 
 describe('ward help, --help and --version', () => {
+  test('a port in use is one line naming the variable to change, not a stack trace', async (t) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as { port: number }).port;
+    const dir = mkdtempSync(join(tmpdir(), 'ward-port-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const result = await runWard(t, ['registry'], { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: String(port), REGISTRY_LOG_LEVEL: 'warn' });
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr.trim(), `ward: port ${port} on 127.0.0.1 is already in use (another Ward, or another program): set REGISTRY_PORT to a free port`);
+  });
+
   test('every command answers --help and help <command> with its usage and an example, starting nothing', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'ward-help-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
