@@ -123,8 +123,17 @@ for (const backend of BACKENDS) {
       // A check that read the head of 6 finishes after one that read the head of 8.
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      const slow = clientWith((url) => (url.endsWith('/v1/transparency/sth') ? gate.then(() => Response.json(stale.body)) : undefined));
+      // The slow check has sent its request for the head (so it remembered the head of 4 then) before
+      // the other check starts: its answer, the head of 6, is simply slow to arrive.
+      let reached!: () => void;
+      const asking = new Promise<void>((resolve) => (reached = resolve));
+      const slow = clientWith((url) => {
+        if (!url.endsWith('/v1/transparency/sth')) return undefined;
+        reached();
+        return gate.then(() => Response.json(stale.body));
+      });
       const slowCheck = ledgerAlertOf(slow);
+      await asking;
       assert.equal(await ledgerAlertOf(), undefined);
       release();
       assert.equal(await slowCheck, undefined);

@@ -127,6 +127,6 @@ describe('ward mcp refuses to start with an unusable configuration, naming the v
       String(port),
     ]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /EADDRINUSE/);
+    assert.equal(result.stderr.trim(), `ward: port ${port} on 127.0.0.1 is already in use (another Ward, or another program): choose another port`);
   });
 });
