@@ -6,18 +6,17 @@
 // and with N, events missed, and the registry's RSS growth over the run. `--quick`: 50 subscribers,
 // 20 events (CI keeps the bench from rotting; nothing is asserted about speed).
 import { randomUUID } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startQuietRegistry, stop } from './processes.ts';
 import { syntheticAgent } from './seed.ts';
 
 const QUICK = process.argv.includes('--quick');
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? (QUICK ? '50' : '200,1000')).split(',').map(Number);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? (QUICK ? 20 : 200));
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 20);
-const root = new URL('..', import.meta.url).pathname;
 
 type Timing = { p50: number; p99: number };
 /** What a write answers: a registered agent (Ward), or the frame's id (the baseline). */
@@ -64,29 +63,6 @@ async function subscribe(url: string, count: number, arrivals: Map<string, numbe
   return responses;
 }
 
-async function startRegistry(dir: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/cli/ward.ts', 'registry'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: '', REGISTRY_DATA_DIR: dir, REGISTRY_HEALTH_PROBES: 'false', REGISTRY_PORT: String(port), REGISTRY_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries += 1) {
-    if ((await fetch(`${url}/health`).catch(() => undefined))?.ok) return { child, url };
-    if (tries > 300 || child.exitCode !== null) throw new Error('the registry did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 /** Writes `EVENTS` registrations one at a time; answers the write latencies and each write's start, by event id. */
@@ -108,7 +84,7 @@ async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: 
 
 async function ward(subscribers: number) {
   const dir = mkdtempSync(join(tmpdir(), 'ward-fanout-'));
-  const registry = await startRegistry(dir);
+  const registry = await startQuietRegistry({ DATABASE_URL: '', REGISTRY_DATA_DIR: dir });
   try {
     // The writer alone first, then with the subscribers.
     const alone = await writeAll(registry.url, new Map(), async () => '');
@@ -133,8 +109,7 @@ async function ward(subscribers: number) {
     }
     return { delivery: timing(delays), writer: timing(latencies), writerAlone: timing(alone), missed, rssGrowthMiB: (rssAfter - rssBefore) / 1024 };
   } finally {
-    registry.child.kill('SIGTERM');
-    await new Promise((resolve) => registry.child.once('exit', resolve));
+    await stop(registry.child);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -5,12 +5,11 @@
 // on small settings so CI keeps the bench from rotting; it asserts nothing about speed. `--json`
 // prints the rows as JSON too.
 import { randomUUID } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { startChild, startQuietRegistry, stop } from './processes.ts';
 import { syntheticAgent } from './seed.ts';
 
 const QUICK = process.argv.includes('--quick');
@@ -19,7 +18,6 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? (QUICK ? 2 : 8));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-const root = new URL('..', import.meta.url).pathname;
 
 type Figures = { rps: number; p50: number; p99: number; errors: number; non2xx: number };
 type Row = { backend: string; ward: Figures; bare: Figures; ratio: number };
@@ -47,53 +45,6 @@ async function register(url: string): Promise<Figures> {
     ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
-}
-
-function startChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer) ?? /listening on (http:\/\/\S+)/.exec(buffer);
-      if (!match) return;
-      child.stdout?.off('data', onData);
-      child.stdout?.resume();
-      resolve({ child, url: match[1] as string });
-    };
-    child.stdout?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`child exited with ${code} before listening`)));
-  });
-}
-
-/** The registry at log level warn on a port chosen here (it prints nothing to find it by). */
-async function startQuietRegistry(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/cli/ward.ts', 'registry'], {
-    cwd: root,
-    env: { ...process.env, ...env, REGISTRY_PORT: String(port), REGISTRY_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries += 1) {
-    if (child.exitCode !== null) throw new Error(`the registry exited with ${child.exitCode}`);
-    if ((await fetch(`${url}/health`).catch(() => undefined))?.ok) return { child, url };
-    if (tries > 300) throw new Error('the registry did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;

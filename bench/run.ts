@@ -1,19 +1,18 @@
 // `npm run bench`: discovery and routing against the real registry (a child process on SQLite),
 // beside bare Fastify serving a fixed JSON document of the same size, measured in the same run.
 // Figures are ratios against that baseline; docs/performance.md records them.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/core/config.ts';
 import { buildRegistry } from '../src/registry/app.ts';
+import { startChild, stop } from './processes.ts';
 import { seedAgents } from './seed.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SIZES = (process.env.BENCH_AGENTS ?? '10000,100000').split(',').map(Number);
-const root = new URL('..', import.meta.url).pathname;
 
 type Figures = { rps: number; p50: number; p99: number; errors: number; non2xx: number };
 
@@ -26,29 +25,6 @@ async function load(url: string, options: { method?: 'GET' | 'POST'; body?: stri
     ...(options.body ? { body: options.body, headers: { 'content-type': 'application/json' } } : {}),
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
-}
-
-function startChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer) ?? /listening on (http:\/\/\S+)/.exec(buffer);
-      if (!match) return;
-      // From here on the output is drained unread, so the load generator spends nothing on it.
-      child.stdout?.off('data', onData);
-      child.stdout?.resume();
-      resolve({ child, url: match[1] as string });
-    };
-    child.stdout?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`child exited with ${code} before listening`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
 }
 
 function row(name: string, figures: Figures, baseline?: Figures): string {

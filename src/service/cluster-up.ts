@@ -7,8 +7,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../core/http/free-port.ts';
 import { startRegistryProcess, stopRegistryProcess } from './federation-up.ts';
 
 export type ClusterOptions = {
@@ -122,10 +122,3 @@ async function waitUntil(ready: () => Promise<boolean>): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../src/core/http/free-port.ts';
 import type { TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -102,13 +102,7 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
 }
 
 /** A loopback port nothing listens on (a registry or gateway that is down). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export const closedPort = freePort;
 
 /** Waits until the page follows the registry's event stream (the live badge says so). */
 export async function waitForLive(page: Page): Promise<void> {
