@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { appendLeaves, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
-import type { Storage } from '../../src/core/storage/database.ts';
+import { rewriteLedgerHistory } from '../helpers/ledger-tamper.ts';
 import { registerOverHttp, startRegistries, testScope } from '../helpers/listening.ts';
 import { runWard } from '../helpers/ward-process.ts';
 
@@ -20,26 +19,6 @@ async function registryWithAgents(t: TestContext, count: number) {
   const [registry] = await startRegistries(testScope(t), 'sqlite');
   for (let i = 0; i < count; i += 1) await registerOverHttp(registry!.baseUrl, `Ledgered ${i}`);
   return registry!;
-}
-
-/** What an attacker with database access would do: change leaf 0's entry and rebuild every hash to match. */
-async function rewriteHistory(storage: Storage): Promise<void> {
-  const leaves = await storage.db.selectFrom('ledger_leaves').selectAll().orderBy('leaf_index').execute();
-  const forged = leaves.map((leaf, i) => (i === 0 ? leaf.entry.replace('"version":1', '"version":7') : leaf.entry));
-  assert.notEqual(forged[0], leaves[0]?.entry);
-  const hashes = forged.map((entry) => hashLeaf(new TextEncoder().encode(entry)));
-  await storage.db.transaction().execute(async (tx) => {
-    for (const [i, entry] of forged.entries()) {
-      await tx
-        .updateTable('ledger_leaves')
-        .set({ entry, leaf_hash: toHex(hashes[i] as Uint8Array) })
-        .where('leaf_index', '=', i)
-        .execute();
-    }
-    await tx.deleteFrom('ledger_nodes').execute();
-    const nodes = appendLeaves([], 0, hashes).created.map((n) => ({ level: n.level, node_index: n.index, hash: toHex(n.hash) }));
-    await tx.insertInto('ledger_nodes').values(nodes).execute();
-  });
 }
 
 describe('ward ledger verify', () => {
@@ -81,7 +60,7 @@ describe('ward ledger verify', () => {
     assert.equal((await ward(t, ['ledger', 'verify', '--url', registry.baseUrl, '--state', state])).code, 0);
     const saved = readFileSync(state, 'utf8');
     await registerOverHttp(registry.baseUrl, 'After the save');
-    await rewriteHistory(registry.storage);
+    await rewriteLedgerHistory(registry.storage);
 
     // On its own the forged log is self-consistent: only the earlier head exposes it.
     const alone = await ward(t, ['ledger', 'verify', '--url', registry.baseUrl, '--leaf', '0', '--full']);
