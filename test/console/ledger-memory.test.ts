@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { createRegistryClient } from '../../src/client/registry-client.ts';
 import { collectAlerts } from '../../src/console/alerts/alert-rules.ts';
 import { MAX_HEADS, recordedHeads, rememberHead } from '../../src/console/pages/audit-memory.ts';
-import { appendLeaves, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
+import { rewriteLedgerHistory } from '../helpers/ledger-tamper.ts';
 import { startRegistries, testScope } from '../helpers/listening.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack, type ConsoleStack } from './console-harness.ts';
@@ -149,19 +149,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(asked.filter((path) => path.startsWith('/v1/transparency/proof/consistency')), ['/v1/transparency/proof/consistency?first=8&second=10']);
 
       // Leaf 0 changed and every hash rebuilt to match, the heads re-signed: the remembered head catches it.
-      const storage = registry.storage;
-      const leaves = await storage.db.selectFrom('ledger_leaves').selectAll().orderBy('leaf_index').execute();
-      const forged = leaves.map((leaf, i) => (i === 0 ? leaf.entry.replace('"version":1', '"version":7') : leaf.entry));
-      assert.notEqual(forged[0], leaves[0]?.entry);
-      const hashes = forged.map((entry) => hashLeaf(new TextEncoder().encode(entry)));
-      await storage.db.transaction().execute(async (tx) => {
-        for (const [i, entry] of forged.entries()) {
-          await tx.updateTable('ledger_leaves').set({ entry, leaf_hash: toHex(hashes[i] as Uint8Array) }).where('leaf_index', '=', i).execute();
-        }
-        await tx.deleteFrom('ledger_nodes').execute();
-        const nodes = appendLeaves([], 0, hashes).created.map((n) => ({ level: n.level, node_index: n.index, hash: toHex(n.hash) }));
-        await tx.insertInto('ledger_nodes').values(nodes).execute();
-      });
+      await rewriteLedgerHistory(registry.storage);
       await seed(stack, 1, 'Fifth');
       const alert = await ledgerAlertOf();
       assert.ok(alert, 'the rewrite raises the alert');
