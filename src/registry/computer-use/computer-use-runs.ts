@@ -23,7 +23,6 @@ import { newUlid } from '../../core/ids.ts';
 import { scanTextForPhi } from '../../core/phi/index.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import {
-  ENDED_STATUSES,
   appendRunEventSeqs,
   findRun,
   findScreenshot,
@@ -41,7 +40,7 @@ import {
 import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { ActionError, carryOut, type DrivenPage, type ToolInput } from './browser-actions.ts';
-import type { ConsoleBrowser, ConsoleSession } from './console-browser.ts';
+import { SignInRefused, type ConsoleBrowser, type ConsoleSession } from './console-browser.ts';
 import { ModelCallError, type ComputerUseModel, type ModelContentBlock, type ModelMessageParam } from './computer-use-model.ts';
 import { DEFAULT_PERSONA, systemPrompt, type Persona } from './personas.ts';
 
@@ -78,9 +77,7 @@ export function createComputerUseRuns(deps: RunDeps) {
   /** One write of a run: its events' sequence numbers are kept with it, in the same transaction. */
   async function writeRun<T>(sessionId: string, work: (unit: WriteUnit) => Promise<T>): Promise<T> {
     const { result } = await runWrite(storage, async (unit) => {
-      unit.afterEvents(async (events) => {
-        if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
-      });
+      keepEventSeqs(unit, sessionId);
       return work(unit);
     });
     return result;
@@ -132,9 +129,10 @@ export function createComputerUseRuns(deps: RunDeps) {
         session = await deps.browser.open({ origin, allowedOrigins: deps.allowedOrigins(), credential: local.credential, persona: run.persona, headless: run.headless });
         await session.page.goto(run.url, { waitUntil: 'load' });
       } catch (error) {
+        if (error instanceof SignInRefused) throw new RunFailure(CREDENTIAL_REFUSED);
         throw new RunFailure(`the console at ${origin} could not be opened (${firstLine(error)})`);
       }
-      if (new URL(session.page.url()).pathname === '/sign-in') throw new RunFailure('the console asked for sign-in and did not accept the credential of the request');
+      if (new URL(session.page.url()).pathname === '/sign-in') throw new RunFailure(CREDENTIAL_REFUSED);
       const driven: DrivenPage = { page: session.page, cursor: { x: 0, y: 0 } };
 
       const first = await capture(session);
@@ -279,9 +277,7 @@ export function createComputerUseRuns(deps: RunDeps) {
         updated_at: at,
       };
       await insertRun(unit.tx, run);
-      unit.afterEvents(async (events) => {
-        if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
-      });
+      keepEventSeqs(unit, sessionId);
       unit.emit({
         type: 'computer_use.requested',
         subject: sessionId,
@@ -317,12 +313,11 @@ export function createComputerUseRuns(deps: RunDeps) {
       const run = await findRun(unit.tx, sessionId);
       if (!run) throw new WardError('RUN_NOT_FOUND', undefined, { session_id: sessionId });
       const at = ctx.clock.now().toISOString();
-      if (ENDED_STATUSES.has(run.status) || !(await updateRun(unit.tx, sessionId, ['queued', 'running'], { status: 'canceled', ended_at: at, updated_at: at }))) {
+      // Inside the write unit nothing can end the run between the read above and this guarded update.
+      if (!(await updateRun(unit.tx, sessionId, ['queued', 'running'], { status: 'canceled', ended_at: at, updated_at: at }))) {
         throw new WardError('INVALID_STATE_TRANSITION', `The run has already ended (${run.status}).`, { session_id: sessionId, status: run.status });
       }
-      unit.afterEvents(async (events) => {
-        if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
-      });
+      keepEventSeqs(unit, sessionId);
       unit.emit({ type: 'computer_use.ended', subject: sessionId, occurred_at: at, data: { session_id: sessionId, status: 'canceled', turns: run.turns, canceled_by: ctx.principal.credentialId } });
     },
 
@@ -360,6 +355,15 @@ export function createComputerUseRuns(deps: RunDeps) {
 export type ComputerUseRuns = ReturnType<typeof createComputerUseRuns>;
 
 class RunFailure extends Error {}
+
+const CREDENTIAL_REFUSED = 'the console asked for sign-in and did not accept the credential of the request';
+
+/** Keeps the sequence numbers of the events `unit` emits with the run, in the same transaction: its ledger entries. */
+function keepEventSeqs(unit: WriteUnit, sessionId: string): void {
+  unit.afterEvents(async (events) => {
+    if (events.length > 0) await appendRunEventSeqs(unit.tx, sessionId, events.map((event) => event.seq));
+  });
+}
 
 function summary(run: RunRow) {
   return {

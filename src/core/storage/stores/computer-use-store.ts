@@ -5,8 +5,6 @@ type Db = Kysely<Database>;
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled', 'max_turns_reached'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-/** A run in one of these has ended and never changes again. */
-export const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'canceled', 'max_turns_reached']);
 
 export type RunRow = {
   session_id: string;
