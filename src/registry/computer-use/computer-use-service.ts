@@ -9,7 +9,7 @@ import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import { createComputerUseModel, type ComputerUseModel } from './computer-use-model.ts';
 import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
-import { createConsoleBrowser } from './console-browser.ts';
+import { createConsoleBrowser, SignInRefused } from './console-browser.ts';
 
 /** The nine console pages (contract §12). */
 export const CONSOLE_PAGES = ['dashboard', 'agents', 'trust', 'federation', 'routing', 'audit', 'alerts', 'diagnostics', 'settings'] as const;
@@ -115,15 +115,14 @@ export function createComputerUseService(deps: ComputerUseDeps) {
       try {
         session = await browser.open({ origin, allowedOrigins: allowedOrigins(), credential: input.credential });
       } catch (error) {
+        if (error instanceof SignInRefused) throw credentialRefused(origin);
         throw unreachable(origin, error);
       }
       try {
         const response = await session.page.goto(new URL(`/${input.page}`, origin).href, { waitUntil: 'load' }).catch((error: unknown) => {
           throw unreachable(origin, error);
         });
-        if (!response || new URL(session.page.url()).pathname === '/sign-in') {
-          throw new WardError('DEPENDENCY_UNAVAILABLE', 'The console asked for sign-in and did not accept the credential of this request.', { url: origin });
-        }
+        if (!response || new URL(session.page.url()).pathname === '/sign-in') throw credentialRefused(origin);
         return await session.page.screenshot({ type: 'png' });
       } finally {
         await session.close();
@@ -136,6 +135,10 @@ export function createComputerUseService(deps: ComputerUseDeps) {
       await browser.close();
     },
   };
+}
+
+function credentialRefused(origin: string): WardError {
+  return new WardError('DEPENDENCY_UNAVAILABLE', 'The console asked for sign-in and did not accept the credential of this request.', { url: origin });
 }
 
 function unreachable(origin: string, error: unknown): WardError {

@@ -99,13 +99,20 @@ export function isAllowed(url: string, allowedOrigins: readonly string[]): boole
   }
 }
 
+/** The console answered the sign-in form without admitting the credential (unknown, revoked, not an admin's). */
+export class SignInRefused extends Error {}
+
 /** Signs in at the console's form; a console that opens without sign-in redirects away from it. */
 async function signIn(page: Page, origin: string, credential: string): Promise<void> {
   await page.goto(new URL('/sign-in', origin).href);
   if (new URL(page.url()).pathname !== '/sign-in') return;
   await page.locator('#credential').fill(credential);
-  await Promise.all([page.waitForLoadState('load'), page.locator('form[action="/sign-in"] button[type="submit"]').click()]);
-  await page.waitForURL((url) => url.pathname !== '/sign-in', { timeout: 10_000 }).catch(() => {
-    throw new Error('the console refused the credential at sign-in');
-  });
+  // The console answers 303 to the next page when it admits the credential, and the form again (401,
+  // 403) when it does not: the answer to the post says which at once.
+  const [answer] = await Promise.all([
+    page.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/sign-in'),
+    page.locator('form[action="/sign-in"] button[type="submit"]').click(),
+  ]);
+  if (answer.status() !== 303) throw new SignInRefused(`the console refused the credential at sign-in (${answer.status()})`);
+  await page.waitForURL((url) => url.pathname !== '/sign-in');
 }

@@ -53,6 +53,19 @@ describe('computer use: the life of runs', NEEDS_CHROMIUM, () => {
     assert.equal(canceled.body.started_at, null);
     assert.deepEqual(canceled.body.ledger_entries.map((entry: any) => entry.type), ['computer_use.requested', 'computer_use.ended']);
 
+    // The listing: newest first, a page at a time, and by status.
+    const list = async (query: string) => (await (await fetch(`${registry.baseUrl}/v1/admin/computer-use/runs?${query}`)).json()) as any;
+    const page = await list('limit=1');
+    assert.deepEqual(page.runs.map((run: any) => run.session_id), [second]);
+    assert.ok(page.next_cursor);
+    const next = await list(`limit=1&cursor=${page.next_cursor}`);
+    assert.deepEqual(next.runs.map((run: any) => run.session_id), [first]);
+    assert.equal(next.next_cursor, null);
+    assert.deepEqual((await list('status=canceled')).runs.map((run: any) => run.session_id), [second]);
+    assert.deepEqual((await list('status=running')).runs.map((run: any) => run.session_id), [first]);
+    const wrongKind = await fetch(`${registry.baseUrl}/v1/admin/computer-use/runs?cursor=${Buffer.from('api-keys:key_x').toString('base64url')}`);
+    assert.equal(wrongKind.status, 422, 'a cursor of another listing is refused');
+
     await registry.app.close();
     const stopped = await findRun(registry.storage.db, first);
     assert.equal(stopped?.status, 'failed');

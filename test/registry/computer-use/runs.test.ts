@@ -41,8 +41,8 @@ function api(stack: Stack, method: string, path: string, body?: unknown, headers
   });
 }
 
-async function startRun(stack: Stack, body: Record<string, unknown>): Promise<string> {
-  const response = await api(stack, 'POST', '/v1/admin/computer-use/runs', body);
+async function startRun(stack: Stack, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
+  const response = await api(stack, 'POST', '/v1/admin/computer-use/runs', body, headers);
   const answer = (await response.json()) as any;
   assert.equal(response.status, 202, JSON.stringify(answer));
   assert.equal(answer.status, 'queued');
@@ -184,14 +184,15 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
     assert.equal(run.ledger_entries.at(-1).type, 'computer_use.ended');
   });
 
-  test('cancel stops a run mid-way; a second cancel is 409; an unknown run is 404', async (t) => {
+  test('cancel stops a run mid-way; its replay answers again; a second cancel is 409; an unknown run is 404', async (t) => {
     const stack = await startStack(t, 'sqlite', (index) => (index === 0 ? { actions: [{ action: 'screenshot' }] } : { hold: true }));
     const sessionId = await startRun(stack, { task: 'Look, then wait.', max_turns: 10 });
     await stack.model.waitForRequests(2);
     const running = await waitForRun(stack, sessionId, (run) => run.turns_taken === 1);
     assert.equal(running.status, 'running');
 
-    const cancel = await api(stack, 'POST', `/v1/admin/computer-use/runs/${sessionId}/cancel`);
+    const cancelKey = crypto.randomUUID();
+    const cancel = await api(stack, 'POST', `/v1/admin/computer-use/runs/${sessionId}/cancel`, undefined, { 'x-idempotency-key': cancelKey });
     assert.equal(cancel.status, 200);
     const canceled = (await cancel.json()) as any;
     assert.equal(canceled.status, 'canceled');
@@ -204,6 +205,12 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
     assert.equal(after.turns_taken, 1);
     assert.equal(stack.model.requests.length, 2);
 
+    // A retry of the same cancel (same key) is its replay, not a refusal.
+    const replayed = await api(stack, 'POST', `/v1/admin/computer-use/runs/${sessionId}/cancel`, undefined, { 'x-idempotency-key': cancelKey });
+    assert.equal(replayed.status, 200);
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+    assert.equal(((await replayed.json()) as any).status, 'canceled');
+
     const again = await api(stack, 'POST', `/v1/admin/computer-use/runs/${sessionId}/cancel`);
     assert.equal(again.status, 409);
     const refusal = (await again.json()) as any;
@@ -213,6 +220,33 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
     const unknown = await api(stack, 'POST', '/v1/admin/computer-use/runs/01JAAAAAAAAAAAAAAAAAAAAAAA/cancel');
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as any).error.code, 'RUN_NOT_FOUND');
+  });
+
+  test("a run whose credential is revoked while it waits fails at the console's sign-in, saying so", async (t) => {
+    const scope = testScope(t);
+    const model = await startScriptedModel(scope, () => ({ hold: true }));
+    const [registry] = await startRegistries(scope, 'sqlite', { env: { COMPUTER_USE_API_KEY: SCRIPTED_MODEL_KEY, COMPUTER_USE_MODEL_URL: model.url, COMPUTER_USE_MAX_RUNS: '1' } });
+    assert.ok(registry);
+    const console = await startConsoleFor(scope, registry.baseUrl, { REGISTRY_AUTH_MODE: 'jwt' });
+    registry.app.ward.computerUse.setConsoleOrigin(console.url);
+    const stack: Stack = { scope, registry, consoleUrl: console.url, model };
+    const created = await api(stack, 'POST', '/v1/admin/billing/api-keys', { org_id: 'org-ops', display_name: 'admin', scopes: ['registry:read', 'registry:admin'] });
+    const admin = (await created.json()) as any;
+    const asAdmin = { 'x-api-key': admin.raw_key };
+
+    // The first run holds the only slot (its model call never answers); the second waits its turn.
+    const first = await startRun(stack, { task: 'Hold the slot.' }, asAdmin);
+    await model.waitForRequests(1);
+    const second = await startRun(stack, { task: 'Wait, then look.' }, asAdmin);
+    assert.equal((await getRun(stack, second)).status, 'queued');
+    assert.equal((await api(stack, 'DELETE', `/v1/admin/billing/api-keys/${admin.key_id}`)).status, 204);
+    assert.equal((await api(stack, 'POST', `/v1/admin/computer-use/runs/${first}/cancel`)).status, 200);
+
+    const run = await waitForRun(stack, second);
+    assert.equal(run.status, 'failed');
+    assert.equal(run.failure_reason, 'the console asked for sign-in and did not accept the credential of the request');
+    assert.equal(run.turns.length, 0, 'nothing was seen or done');
+    assert.equal(model.requests.length, 1, 'the model was never asked for it');
   });
 
   test('a model that answers 500 fails the run with the reason; one that does not answer in time too', async (t) => {
