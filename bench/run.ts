@@ -1,94 +1,162 @@
-// `npm run bench`: discovery and routing against the real registry (a child process on SQLite),
-// beside bare Fastify serving a fixed JSON document of the same size, measured in the same run.
-// Figures are ratios against that baseline; docs/performance.md records them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+// `npm run bench`: discovery and routing against the real registry (child processes) on SQLite and,
+// when DATABASE_URL (or TEST_DATABASE_URL) is set, on PostgreSQL, beside bare Fastify answering the
+// exact bytes Ward answered for each scenario (same size and shape), measured in the same run with
+// interleaved rounds; figures are medians, ratios the median of the per-round ratios. Request logging
+// is off on both sides (log level warn). Workloads: cache hit (one query repeated) and cache miss
+// (varied skills, jurisdictions, protocols, features and limits, against a registry with the answer
+// cache off so no answer is reused). `--quick`: small data, one short round (CI keeps the bench from
+// rotting; nothing is asserted about speed). `--json FILE` also writes the rows as JSON.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/core/config.ts';
 import { buildRegistry } from '../src/registry/app.ts';
-import { startChild, stop } from './processes.ts';
-import { seedAgents } from './seed.ts';
+import { dropSchema, interleaved, load, type Figures } from './measure.ts';
+import { startChild, startQuietRegistry, stop } from './processes.ts';
+import { SKILL_COUNT, seedAgents, seedAgentsSql } from './seed.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } } });
+const QUICK = flags.quick;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? (QUICK ? 1 : 6));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const SIZES = (process.env.BENCH_AGENTS ?? '10000,100000').split(',').map(Number);
+const PG_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const SQLITE_SIZES = (process.env.BENCH_AGENTS ?? (QUICK ? '2000' : '100000')).split(',').map(Number);
+const PG_SIZES = (process.env.BENCH_PG_AGENTS ?? (QUICK ? '2000' : '100000,1000000')).split(',').map(Number);
+/** Above this many agents the PostgreSQL data is seeded in SQL (generate_series), not through the service. */
+const SQL_SEED_FROM = 200_000;
 
-type Figures = { rps: number; p50: number; p99: number; errors: number; non2xx: number };
+type Backend = 'sqlite' | 'postgres';
+type Row = { backend: Backend; agents: number; scenario: string; bytes: number; ward: Figures; bare: Figures; ratio: number };
 
-async function load(url: string, options: { method?: 'GET' | 'POST'; body?: string } = {}): Promise<Figures> {
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-    method: options.method ?? 'GET',
-    ...(options.body ? { body: options.body, headers: { 'content-type': 'application/json' } } : {}),
-  });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+const JURISDICTIONS = ['GB', 'FR', 'DE', 'NL', 'IE', 'ES', 'IT', 'SE'];
+const PROTOCOLS = ['mesh-a2a-jsonrpc', 'fhir-rest', 'hl7v2-mllp'];
+
+/** The n-th query of the cache-miss workload: no two of the first several thousand are alike. */
+function variedQuery(n: number): string {
+  const params = new URLSearchParams({ capability: `skill.s${(n * 37) % SKILL_COUNT}`, limit: String([20, 10, 50][n % 3]) });
+  if (n % 2 === 0) params.set('jurisdiction', JURISDICTIONS[(n >> 1) % JURISDICTIONS.length] as string);
+  if (n % 5 === 1) params.set('protocol', PROTOCOLS[n % 3] as string);
+  if (n % 7 === 3) params.set('require_features', n % 2 ? 'stream_resume' : 'idempotency_strict');
+  return `/v1/discover?${params}`;
 }
 
-function row(name: string, figures: Figures, baseline?: Figures): string {
-  const ratio = baseline ? (figures.rps / baseline.rps).toFixed(2) : '1.00';
-  return `| ${name} | ${Math.round(figures.rps)} | ${figures.p50} | ${figures.p99} | ${ratio} | ${figures.errors + figures.non2xx} |`;
-}
-
-async function scenario(agents: number): Promise<string[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'ward-bench-'));
+async function seed(backend: Backend, agents: number, env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const registry = await buildRegistry({ config: loadConfig(env), logger: false });
   try {
-    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_LOG_LEVEL: 'silent', REGISTRY_HEALTH_PROBES: 'false' };
-    const seeder = await buildRegistry({ config: loadConfig(env), logger: false });
-    const seededAt = performance.now();
-    await seedAgents(seeder.ward, agents);
-    const seedSeconds = ((performance.now() - seededAt) / 1000).toFixed(1);
-    await seeder.close();
+    if (backend === 'postgres' && agents >= SQL_SEED_FROM) await seedAgentsSql(PG_URL as string, env.DATABASE_SCHEMA as string, agents);
+    else await seedAgents(registry.ward, agents);
+  } finally {
+    await registry.close();
+  }
+  return (performance.now() - started) / 1000;
+}
 
-    // The listening line is logged at info; request lines are not (warn), as for the bare baseline.
-    const registry = await startChild(['src/cli/ward.ts', 'registry'], { ...env, REGISTRY_PORT: '0', REGISTRY_LOG_LEVEL: 'info' });
-    const discoverUrl = `${registry.url}/v1/discover?capability=skill.s17&limit=20`;
-    const sample = await (await fetch(discoverUrl)).text();
-    const target = (JSON.parse(sample) as { results: Array<{ agent_id: string }> }).results[0]?.agent_id;
-    const baseline = await startChild(['bench/bare-fastify.ts'], { BARE_BYTES: String(Buffer.byteLength(sample)) });
-    // The same data served with the answer cache off: every request runs the query and signs.
-    const uncached = await startChild(['src/cli/ward.ts', 'registry'], {
-      ...env,
-      REGISTRY_PORT: '0',
-      REGISTRY_LOG_LEVEL: 'info',
-      REGISTRY_DISCOVERY_CACHE_ENTRIES: '0',
-    });
+async function scenarios(backend: Backend, agents: number): Promise<{ rows: Row[]; seedSeconds: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ward-bench-'));
+  const schema = `bench_${Date.now().toString(36)}`;
+  const env: Record<string, string> = {
+    REGISTRY_DATA_DIR: dir,
+    REGISTRY_HEALTH_PROBES: 'false',
+    ...(backend === 'postgres' ? { DATABASE_URL: PG_URL as string, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
+  };
+  try {
+    const seedSeconds = await seed(backend, agents, env);
+    const cached = await startQuietRegistry(env);
+    const uncached = await startQuietRegistry({ ...env, REGISTRY_DISCOVERY_CACHE_ENTRIES: '0' });
+    const bare = await startChild(['bench/bare-fastify.ts'], {});
     try {
-      const bare = await load(`${baseline.url}/doc`);
-      const discovery = await load(discoverUrl);
-      const filtered = await load(`${registry.url}/v1/discover?capability=skill.s42&jurisdiction=GB&require_features=stream_resume&limit=20`);
-      const cold = await load(`${uncached.url}/v1/discover?capability=skill.s17&limit=20`);
-      const routeTarget = await load(`${registry.url}/v1/route`, { method: 'POST', body: JSON.stringify({ target }) });
-      const routeCapability = await load(`${registry.url}/v1/route`, { method: 'POST', body: JSON.stringify({ capability: 'skill.s17', protocol: 'mesh-a2a-jsonrpc' }) });
-      return [
-        `### ${agents.toLocaleString('en-GB')} agents (seeded in ${seedSeconds} s; discovery response ${Buffer.byteLength(sample)} bytes)`,
-        '',
-        '| scenario | req/s | p50 ms | p99 ms | ratio to bare | errors |',
-        '|---|---|---|---|---|---|',
-        row('bare Fastify, fixed JSON of the same size', bare),
-        row('GET /v1/discover?capability (20 results)', discovery, bare),
-        row('GET /v1/discover + jurisdiction + feature', filtered, bare),
-        row('GET /v1/discover?capability, answer cache off', cold, bare),
-        row('POST /v1/route {target}', routeTarget, bare),
-        row('POST /v1/route {capability, protocol}', routeCapability, bare),
-        '',
-      ];
+      const rows: Row[] = [];
+      /** Stores Ward's answer(s) as the baseline's documents; the baseline cycles through them. */
+      const baselineOf = async (name: string, answers: string[]) => {
+        for (const [i, answer] of answers.entries()) {
+          await fetch(`${bare.url}/docs/${name}-${i}`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: answer });
+        }
+      };
+      const measure = async (scenario: string, answers: string[], ward: () => Promise<Figures>, method: 'GET' | 'POST' = 'GET') => {
+        await baselineOf(scenario.replace(/\W+/g, '_'), answers);
+        let i = 0;
+        const name = scenario.replace(/\W+/g, '_');
+        const result = await interleaved(ROUNDS, ward, () =>
+          load(bare.url, {
+            connections: CONNECTIONS,
+            durationS: DURATION_S,
+            next: () => ({ method, path: `/docs/${name}-${i++ % answers.length}`, ...(method === 'POST' ? { body: '{"target":"x"}' } : {}) }),
+          }),
+        );
+        const bytes = Math.round(answers.reduce((sum, a) => sum + Buffer.byteLength(a), 0) / answers.length);
+        rows.push({ backend, agents, scenario, bytes, ...result });
+      };
+      const get = async (url: string) => {
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+        return response.text();
+      };
+      const post = async (url: string, body: unknown) => {
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+        return response.text();
+      };
+      const run = (url: string, options: Omit<Parameters<typeof load>[1], 'connections' | 'durationS'>) => () =>
+        load(url, { connections: CONNECTIONS, durationS: DURATION_S, ...options });
+
+      const hitPath = '/v1/discover?capability=skill.s17&limit=20';
+      const hit = await get(cached.url + hitPath);
+      await measure('discover, cache hit (20 results)', [hit], run(cached.url, { request: { path: hitPath } }));
+
+      const filteredPath = '/v1/discover?capability=skill.s40&jurisdiction=GB&require_features=stream_resume&limit=20';
+      const filtered = await get(cached.url + filteredPath);
+      await measure('discover + jurisdiction + feature, cache hit', [filtered], run(cached.url, { request: { path: filteredPath } }));
+
+      const samples = await Promise.all(Array.from({ length: 30 }, (_, n) => get(uncached.url + variedQuery(n))));
+      let n = 0;
+      await measure('discover, cache miss (varied queries)', samples, run(uncached.url, { next: () => ({ path: variedQuery(n++) }) }));
+
+      const target = (JSON.parse(hit) as { results: Array<{ agent_id: string }> }).results[0]?.agent_id;
+      const routeTarget = await post(`${cached.url}/v1/route`, { target });
+      await measure('route {target}', [routeTarget], run(cached.url, { request: { method: 'POST', path: '/v1/route', body: JSON.stringify({ target }) } }), 'POST');
+
+      let r = 0;
+      const routeBody = (k: number) => JSON.stringify({ capability: `skill.s${(k * 37) % SKILL_COUNT}`, protocol: PROTOCOLS[k % 3] });
+      const routeSamples = await Promise.all(Array.from({ length: 30 }, (_, k) => post(`${cached.url}/v1/route`, JSON.parse(routeBody(k)))));
+      await measure('route {capability, protocol} (varied)', routeSamples, run(cached.url, { next: () => ({ method: 'POST', path: '/v1/route', body: routeBody(r++) }) }), 'POST');
+      return { rows, seedSeconds };
     } finally {
-      await stop(registry.child);
+      await stop(cached.child);
       await stop(uncached.child);
-      await stop(baseline.child);
+      await stop(bare.child);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (backend === 'postgres') await dropSchema(PG_URL as string, schema);
   }
 }
 
+const all: Row[] = [];
 const lines = [
   `Ward registry benchmark — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
-  `autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per scenario; registry on SQLite, response signing on, request logging on (info) in the registry and off in the bare baseline.`,
-  '',
+  `autocannon: ${CONNECTIONS} connections, ${DURATION_S} s × ${ROUNDS} interleaved rounds (median); response signing on; request logging off on both sides.`,
 ];
-for (const agents of SIZES) lines.push(...(await scenario(agents)));
-console.log(lines.join('\n'));
+const plan: Array<[Backend, number]> = [
+  ...SQLITE_SIZES.map((n) => ['sqlite', n] as [Backend, number]),
+  ...(PG_URL ? PG_SIZES.map((n) => ['postgres', n] as [Backend, number]) : []),
+];
+for (const [backend, agents] of plan) {
+  const { rows, seedSeconds } = await scenarios(backend, agents);
+  all.push(...rows);
+  lines.push(
+    '',
+    `### ${backend}, ${agents.toLocaleString('en-GB')} agents (seeded in ${seedSeconds.toFixed(1)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`,
+    '',
+    '| scenario | bytes | Ward req/s | p50 ms | p99 ms | bare req/s | bare p99 ms | ratio | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.scenario} | ${row.bytes} | ${Math.round(row.ward.rps)} | ${row.ward.p50} | ${row.ward.p99} | ${Math.round(row.bare.rps)} | ${row.bare.p99} | ${row.ratio.toFixed(2)} | ${row.ward.errors + row.ward.non2xx} |`,
+    ),
+  );
+  console.log(lines.splice(0).join('\n'));
+}
+if (flags.json) writeFileSync(flags.json, JSON.stringify(all, null, 2));

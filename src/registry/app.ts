@@ -24,6 +24,7 @@ import { usageRoutes } from './routes/usage.ts';
 import { createUsageMeter } from './usage/usage-meter.ts';
 import { createDiscoveryService } from './discovery/discovery-service.ts';
 import { createResponseCache } from './discovery/response-cache.ts';
+import { openEventHub, type EventHub } from './events/event-hub.ts';
 import { createHealthProber } from './health/health-prober.ts';
 import { createRoutingService } from './routing/routing-service.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -80,6 +81,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
   const startedAt = clock.now();
   const ownsStorage = options.storage === undefined;
   const storage = options.storage ?? (await openStorage(storageOptionsFromConfig(config)));
+  let eventHub: EventHub | undefined;
   try {
     await migrateToLatest(storage);
     const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock);
@@ -161,6 +163,10 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       onProbe: (result) => services.metrics.probed(result.status, result.reason),
     });
     const serverMetrics = createServerMetrics('registry');
+    eventHub = await openEventHub(storage, {
+      postgres: storage.backend === 'postgres' && config.DATABASE_URL ? { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA } : undefined,
+      onError: (error) => app.log.warn({ err: error }, 'event wake-up connection failed; reconnecting'),
+    });
     const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
     const services: RegistryServices = {
       config,
@@ -177,6 +183,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
         maxAgeMs: 30_000,
         now: () => clock.now().getTime(),
       }),
+      eventHub,
       routing: createRoutingService({
         agents,
         clock,
@@ -281,6 +288,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       await healthProber.stop();
       await heartbeat.stop();
       parentLink.stop();
+      await services.eventHub.close();
       clearInterval(sweep);
       clearInterval(orphanSweep);
       if (ownsStorage) await storage.close();
@@ -288,6 +296,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.ready();
     return app;
   } catch (error) {
+    await eventHub?.close();
     if (ownsStorage) await storage.close();
     throw error;
   }

@@ -13,6 +13,7 @@ import type { ChildRegistries } from './federation/child-registries.ts';
 import type { FederatedDiscovery } from './federation/federated-discovery.ts';
 import type { ParentLink } from './federation/parent-link.ts';
 import type { RegistryMetrics } from './operations/registry-metrics.ts';
+import type { EventHub } from './events/event-hub.ts';
 import type { ComputerUseService } from './computer-use/computer-use-service.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
@@ -31,6 +32,8 @@ export type RegistryServices = {
    * encoding a large document again (measured: encoding alone was 45% of a cache hit's CPU).
    */
   readonly discoveryCache: ResponseCache<Buffer>;
+  /** What this instance knows is committed, and the wake-ups of its event stream readers. */
+  readonly eventHub: EventHub;
   readonly routing: RoutingService;
   readonly healthProber: HealthProber;
   /** The child registries this registry delegated to (federation). */

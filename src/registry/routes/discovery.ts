@@ -3,7 +3,6 @@ import type { CallContext } from '../../core/call-context.ts';
 import { WardError } from '../../core/errors.ts';
 import { contextOf } from '../auth/authentication.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import { latestSequence } from '../../core/storage/stores/event-store.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
 import { DISCOVERY_TYP, FEDERATION_BUDGET_HEADER, timeoutWithinBudget } from '../federation/federated-discovery.ts';
 import { DiscoverQuery, DiscoveryResponseSchema } from '../schemas/discovery-schemas.ts';
@@ -13,7 +12,7 @@ const FEATURE = /^[a-z0-9][a-z0-9._+-]{0,63}$/;
 
 /** `GET /v1/discover` (contract §4). */
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { discovery, signer, config, clock, storage, discoveryCache: cache } = app.ward;
+  const { discovery, signer, config, clock, discoveryCache: cache, eventHub } = app.ward;
   type Body = { query: DiscoveryQuery; results: DiscoveryResult[]; result_count: number; signed_response?: string };
 
   app.get(
@@ -30,7 +29,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = normaliseQuery(request.query);
       if (request.query.federated === true) return reply.send(await federated(query, contextOf(request), request.headers[FEDERATION_BUDGET_HEADER]));
       const key = JSON.stringify(query);
-      const generation = await latestSequence(storage.db);
+      const generation = eventHub.committedSeq();
       reply.type('application/json; charset=utf-8');
       const cached = cache.get(key, generation);
       if (cached) return reply.send(cached as never);

@@ -1,11 +1,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Config } from '../../core/config.ts';
-import type { Storage } from '../../core/storage/database.ts';
 import { WardError } from '../../core/errors.ts';
 import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { openEventHub } from '../events/event-hub.ts';
 import { createRecentEvents } from '../events/recent-events.ts';
 import { schedulePruning } from '../events/event-retention.ts';
 import { DEFAULT_EVENT_STREAM_OPTIONS, startEventStream, type EventStream, type EventStreamOptions } from '../events/event-stream.ts';
@@ -27,10 +24,7 @@ export type EventRoutesOptions = Partial<EventStreamOptions>;
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, overrides) => {
   const { storage, config, clock } = app.ward;
   const options: EventStreamOptions = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...definedOnly(overrides) };
-  const hub = await openEventHub(storage, {
-    postgres: listenTarget(config, storage),
-    onError: (error) => app.log.warn({ err: error }, 'event wake-up connection failed; reconnecting'),
-  });
+  const hub = app.ward.eventHub;
   const stopPruning = schedulePruning(storage, clock, config.REGISTRY_EVENT_RETENTION_DAYS, (error) =>
     app.log.warn({ err: error }, 'event retention prune failed'),
   );
@@ -43,7 +37,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   });
   app.addHook('onClose', async () => {
     stopPruning();
-    await hub.close();
   });
 
   app.get(
@@ -148,11 +141,6 @@ export const eventHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 /** The connection the LISTEN session needs: the configured PostgreSQL database and schema. */
-function listenTarget(config: Config, storage: Storage) {
-  if (storage.backend !== 'postgres' || !config.DATABASE_URL) return undefined;
-  return { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
-}
-
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

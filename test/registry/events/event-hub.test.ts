@@ -1,0 +1,79 @@
+/**
+ * The event hub's committed position (event-hub.ts), which the discovery cache uses as its generation
+ * instead of a query per request: a commit through this process is known before its writer is
+ * answered; a commit by another instance when its notification arrives (PostgreSQL); a change that
+ * signals nothing (another process writing the file, a lost notification) at the next re-read.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openStorage } from '../../../src/core/storage/database.ts';
+import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
+import { runWrite } from '../../../src/core/storage/write-unit.ts';
+import { openEventHub } from '../../../src/registry/events/event-hub.ts';
+import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
+
+const at = new Date().toISOString();
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited > 5000) assert.fail(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+for (const backend of BACKENDS) {
+  describe(`the event hub's committed position [${backend}]`, () => {
+    test('starts at the stored position and knows a local commit before the writer is answered', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
+      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
+      assert.equal(hub.committedSeq(), 1);
+      const { events } = await runWrite(storage, async (unit) => {
+        unit.emit({ type: 'api_key.created', subject: 'k2', occurred_at: at, data: {} });
+        unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} });
+      });
+      assert.deepEqual(events.map((e) => e.seq), [2, 3]);
+      assert.equal(hub.committedSeq(), 3, 'known when runWrite resolves, with no re-read (refresh is a minute)');
+      // A rolled-back unit moves nothing.
+      await assert.rejects(
+        runWrite(storage, async (unit) => {
+          unit.emit({ type: 'api_key.created', subject: 'k4', occurred_at: at, data: {} });
+          throw new Error('refused');
+        }),
+      );
+      assert.equal(hub.committedSeq(), 3);
+      await hub.close();
+    });
+
+    test('a change that signals nothing is seen at the next re-read', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 50 });
+      assert.equal(hub.committedSeq(), 0);
+      // Another process's write: the row moves, no signal in this process, no notification.
+      await storage.db.updateTable('event_sequence').set({ last_seq: 41 }).where('id', '=', 1).execute();
+      await until(() => hub.committedSeq() === 41, 'the re-read');
+      await hub.close();
+    });
+
+    if (backend === 'postgres') {
+      test('a commit by another instance on the same schema is known from its notification', async (t) => {
+        const storage = await openTestStorage(t, backend);
+        await migrateToLatest(storage);
+        const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
+          // The other instance: its own pool on the same schema, so its in-process signal never reaches this hub.
+        const other = await openStorage({ backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string, poolSize: 2 });
+        t.after(() => other.close());
+        await runWrite(other, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
+        await until(() => hub.committedSeq() === 1, 'the notification');
+        await hub.close();
+      });
+    }
+  });
+}
+
+function pgTarget(env: Record<string, string>) {
+  return env.DATABASE_URL ? { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA } : undefined;
+}
