@@ -125,7 +125,12 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: route.url });
     });
     const registryId = registryUri(config.REGISTRY_JURISDICTION, config.REGISTRY_NAME);
-    const baseUrl = () => publicBaseUrl(config, listeningPort(app));
+    // Once listening the address is fixed: computed once then (discovery asks per result).
+    let listeningBaseUrl: string | undefined;
+    const baseUrl = () => listeningBaseUrl ?? publicBaseUrl(config, listeningPort(app));
+    app.addHook('onListen', async () => {
+      listeningBaseUrl = publicBaseUrl(config, listeningPort(app));
+    });
     // A registry without a parent is its own trust anchor (contract §5); with one, the chain is the
     // last grant its parent gave (docs/federation.md).
     const parentLink = await createParentLink({

@@ -1,5 +1,7 @@
-import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.ts';
+import { signCompact, signingKeyFromJwk } from './compact-jws.ts';
 import type { Storage } from '../storage/database.ts';
 import {
   findActiveSigningKey,
@@ -44,11 +46,10 @@ export type RegistrySigner = {
 /** How stale another instance's rotation may be before this one signs with the new key. */
 const RELOAD_EVERY_MS = 5_000;
 
-type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
 type Loaded = {
   kid: string;
   alg: SigningAlg;
-  privateKey: PrivateKey;
+  privateKey: KeyObject;
   jwks: PublicJwks;
   published: PublishedKey[];
   loadedAt: number;
@@ -71,7 +72,7 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
     return {
       kid: active.kid,
       alg: active.alg as SigningAlg,
-      privateKey: await importJWK(active.private_jwk as JWK, active.alg),
+      privateKey: signingKeyFromJwk(active.private_jwk as JWK),
       jwks: { keys: published.map(publicJwk) },
       published: published.map(({ kid, alg, not_before, not_after }) => ({ kid, alg, not_before, not_after })),
       loadedAt: Date.now(),
@@ -111,17 +112,17 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
     async sign(payload, typ = 'JWT') {
       await refreshIfStale();
       const { alg: keyAlg, kid, privateKey } = current;
-      return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: keyAlg, kid, typ }).sign(privateKey);
+      return signCompact(Buffer.from(JSON.stringify(payload)), { alg: keyAlg, kid, typ }, privateKey);
     },
     async signWithKeys(payload, typ, kids) {
       await refreshIfStale();
-      const bytes = new TextEncoder().encode(JSON.stringify(payload));
+      const bytes = Buffer.from(JSON.stringify(payload));
       const others = (await findSigningKeys(storage.db, kids.filter((kid) => kid !== current.kid))).slice(0, 4);
       const keys = [
-        { kid: current.kid, alg: current.alg as string, privateKey: current.privateKey },
-        ...(await Promise.all(others.map(async (row) => ({ kid: row.kid, alg: row.alg, privateKey: await importJWK(row.private_jwk as JWK, row.alg) })))),
+        { kid: current.kid, alg: current.alg, privateKey: current.privateKey },
+        ...others.map((row) => ({ kid: row.kid, alg: row.alg as SigningAlg, privateKey: signingKeyFromJwk(row.private_jwk as JWK) })),
       ];
-      return Promise.all(keys.map(({ kid, alg, privateKey }) => new CompactSign(bytes).setProtectedHeader({ alg, kid, typ }).sign(privateKey)));
+      return keys.map(({ kid, alg, privateKey }) => signCompact(bytes, { alg, kid, typ }, privateKey));
     },
     jwks: () => current.jwks,
     publishedKeys: () => current.published,

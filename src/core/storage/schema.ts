@@ -46,7 +46,19 @@ export type AgentsTable = {
   updated_at: string;
 };
 
-export type AgentSkillsTable = { skill: string; agent_id: string };
+/** A skill an agent offers, with a copy of the agent's ranking columns (migration 009). */
+export type AgentSkillsTable = {
+  skill: string;
+  agent_id: string;
+  /** 1 when the agent is active and trust-validated. */
+  discoverable: number;
+  jurisdiction: string;
+  trust_level: number;
+  health_rank: number;
+  best_priority: number;
+  created_at: string;
+  token_binding: string;
+};
 
 export type EndpointHealthTable = {
   agent_id: string;

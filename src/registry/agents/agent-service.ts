@@ -172,7 +172,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       if (!(await replaceAgent(unit.tx, row, current.version))) {
         throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri });
       }
-      await replaceSkills(unit.tx, row.id, document.capabilities.skills);
+      await replaceSkills(unit.tx, row, document.capabilities.skills);
       await clearEndpointHealth(unit.tx, row.id);
       emit(unit, 'agent.updated', row, { status: row.status, display_name: document.display_name }, at);
       emitTrustOutcome(unit, row, trust, at);

@@ -7,6 +7,7 @@ import * as usage from './005-usage.ts';
 import * as federation from './006-federation.ts';
 import * as operations from './007-operations.ts';
 import * as computerUse from './008-computer-use.ts';
+import * as discoveryRank from './009-discovery-rank.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '006-federation': federation,
   '007-operations': operations,
   '008-computer-use': computerUse,
+  '009-discovery-rank': discoveryRank,
 };

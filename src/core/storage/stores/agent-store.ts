@@ -26,23 +26,40 @@ function toRow(agent: AgentRow) {
   return { ...agent, record: JSON.stringify(agent.record) };
 }
 
+/**
+ * The agent's ranking columns as copied onto each of its skill rows, which discovery reads alone
+ * (migration 009). Every write of those columns goes through this file and copies them.
+ */
+function rankOf(agent: AgentRow) {
+  return {
+    discoverable: agent.status === 'active' && agent.trust_state === 'validated' ? 1 : 0,
+    jurisdiction: agent.jurisdiction,
+    trust_level: agent.trust_level,
+    health_rank: agent.health_rank,
+    best_priority: agent.best_priority,
+    created_at: agent.created_at,
+    token_binding: agent.token_binding,
+  };
+}
+
 /** Inserts an agent and its skill index rows. */
 export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
   await tx.insertInto('agents').values(toRow(agent)).execute();
-  await writeSkills(tx, agent.id, skills);
+  await writeSkills(tx, agent, skills);
 }
 
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
-export async function replaceSkills(tx: Db, agentId: string, skills: readonly string[]): Promise<void> {
-  await tx.deleteFrom('agent_skills').where('agent_id', '=', agentId).execute();
-  await writeSkills(tx, agentId, skills);
+export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
+  await tx.deleteFrom('agent_skills').where('agent_id', '=', agent.id).execute();
+  await writeSkills(tx, agent, skills);
 }
 
-async function writeSkills(tx: Db, agentId: string, skills: readonly string[]): Promise<void> {
+async function writeSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
   if (skills.length === 0) return;
+  const rank = rankOf(agent);
   await tx
     .insertInto('agent_skills')
-    .values(skills.map((skill) => ({ skill, agent_id: agentId })))
+    .values([...new Set(skills)].map((skill) => ({ skill, agent_id: agent.id, ...rank })))
     .execute();
 }
 
@@ -63,7 +80,9 @@ export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: num
     .where('id', '=', id)
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await tx.updateTable('agent_skills').set(rankOf(agent)).where('agent_id', '=', id).execute();
+  return true;
 }
 
 /** Whether another non-revoked agent of the organisation already uses the display name. */
@@ -137,45 +156,88 @@ export type DiscoveryFilter = {
  * A slice of the discoverable agents with a skill (active and trust-validated), in ranking order:
  * trust level, best endpoint health, jurisdiction match, best endpoint priority, age, id.
  *
- * Two steps: rank ids (sorting narrow rows), then read only the slice's records. The CROSS JOIN pins
- * SQLite's join order to skill index → agent (its planner, without statistics, otherwise walks every
- * active agent); to PostgreSQL it is an ordinary join.
+ * Two steps: rank ids from the skill rows alone, then read only the slice's records. The ranking is
+ * an index range read (migration 009): with a jurisdiction filter the match term is the same for
+ * every candidate, so one range of the (skill, jurisdiction) index is the answer; without one, the
+ * preferred jurisdiction's range and the others' range are read to the slice's end and merged.
  */
 export async function listDiscoverableBySkill(
   db: Db,
   filter: DiscoveryFilter,
   page: { offset: number; limit: number },
 ): Promise<AgentRow[]> {
-  let query = db
-    .selectFrom('agent_skills as s')
-    .crossJoin('agents as a')
-    .select('a.id')
-    .whereRef('a.id', '=', 's.agent_id')
-    .where('s.skill', '=', filter.skill)
-    .where('a.status', '=', 'active')
-    .where('a.trust_state', '=', 'validated');
-  if (filter.jurisdiction) query = query.where('a.jurisdiction', '=', filter.jurisdiction);
-  if (filter.tokenBinding) query = query.where('a.token_binding', '=', filter.tokenBinding);
-  const ranked = await query
-    .orderBy('a.trust_level', 'desc')
-    .orderBy('a.health_rank', 'desc')
-    .orderBy(sql`case when a.jurisdiction = ${filter.preferredJurisdiction} then 0 else 1 end`)
-    .orderBy('a.best_priority', 'asc')
-    .orderBy('a.created_at', 'asc')
-    .orderBy('a.id', 'asc')
-    .offset(page.offset)
-    .limit(page.limit)
-    .execute();
+  const ranked = filter.jurisdiction
+    ? await rankedSkillRows(db, filter, { jurisdiction: filter.jurisdiction }, page)
+    : mergeRanked(
+        filter.preferredJurisdiction,
+        ...(await Promise.all([
+          rankedSkillRows(db, filter, { jurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
+          rankedSkillRows(db, filter, { notJurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
+        ])),
+      ).slice(page.offset, page.offset + page.limit);
   if (ranked.length === 0) return [];
-  const ids = ranked.map((row) => row.id);
+  const ids = ranked.map((row) => row.agent_id);
   const rows = await db.selectFrom('agents').selectAll().where('id', 'in', ids).execute();
   const byId = new Map(rows.map((row) => [row.id, fromRow(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+type RankedSkillRow = { agent_id: string; jurisdiction: string; trust_level: number; health_rank: number; best_priority: number; created_at: string };
+
+async function rankedSkillRows(
+  db: Db,
+  filter: DiscoveryFilter,
+  where: { jurisdiction: string } | { notJurisdiction: string },
+  page: { offset: number; limit: number },
+): Promise<RankedSkillRow[]> {
+  let query = db
+    .selectFrom('agent_skills')
+    .select(['agent_id', 'jurisdiction', 'trust_level', 'health_rank', 'best_priority', 'created_at'])
+    .where('skill', '=', filter.skill)
+    // A literal, so both planners see the partial indexes' condition.
+    .where(sql<boolean>`discoverable = 1`);
+  query = 'jurisdiction' in where ? query.where('jurisdiction', '=', where.jurisdiction) : query.where('jurisdiction', '!=', where.notJurisdiction);
+  if (filter.tokenBinding) query = query.where('token_binding', '=', filter.tokenBinding);
+  const rows = await query
+    .orderBy('trust_level', 'desc')
+    .orderBy('health_rank', 'desc')
+    .orderBy('best_priority', 'asc')
+    .orderBy('created_at', 'asc')
+    .orderBy('agent_id', 'asc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  return rows.map((row) => ({ ...row, trust_level: Number(row.trust_level), health_rank: Number(row.health_rank), best_priority: Number(row.best_priority) }));
+}
+
+/** Two ranked lists (the preferred jurisdiction's and the rest) as one, in ranking order. */
+function mergeRanked(preferred: string, home: RankedSkillRow[], others: RankedSkillRow[]): RankedSkillRow[] {
+  const before = (a: RankedSkillRow, b: RankedSkillRow) =>
+    a.trust_level !== b.trust_level
+      ? a.trust_level > b.trust_level
+      : a.health_rank !== b.health_rank
+        ? a.health_rank > b.health_rank
+        : (a.jurisdiction === preferred) !== (b.jurisdiction === preferred)
+          ? a.jurisdiction === preferred
+          : a.best_priority !== b.best_priority
+            ? a.best_priority < b.best_priority
+            : a.created_at !== b.created_at
+              ? a.created_at < b.created_at
+              : a.agent_id < b.agent_id;
+  const merged: RankedSkillRow[] = [];
+  let h = 0;
+  let o = 0;
+  while (h < home.length || o < others.length) {
+    const next = o >= others.length || (h < home.length && before(home[h] as RankedSkillRow, others[o] as RankedSkillRow)) ? home[h++] : others[o++];
+    merged.push(next as RankedSkillRow);
+  }
+  return merged;
+}
+
 /** Sets the health rank of an agent without touching its version (health is not owner data). */
 export async function setHealthRank(tx: Db, agentId: string, healthRank: number): Promise<void> {
   await tx.updateTable('agents').set({ health_rank: healthRank }).where('id', '=', agentId).execute();
+  await tx.updateTable('agent_skills').set({ health_rank: healthRank }).where('agent_id', '=', agentId).execute();
 }
 
 /** Every active agent with at least one endpoint to probe, in id order, a page at a time. */
