@@ -24,6 +24,8 @@ export type RegistrySigner = {
   readonly alg: SigningAlg;
   /** Compact JWS over the JSON of `payload`, header `{alg, kid, typ}`. */
   sign(payload: unknown, typ?: string): Promise<string>;
+  /** The same over JSON already serialised (a large answer is then serialised once, not twice). */
+  signJson(json: string, typ?: string): Promise<string>;
   /**
    * The public keys clients verify with (RFC 7517 JWKS); never a private member. Each key carries
    * `not_before` / `not_after` (docs/federation.md): a retired key verifies only until its not_after.
@@ -102,6 +104,12 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
     else if (Date.now() - current.loadedAt > RELOAD_EVERY_MS) await reload();
   };
 
+  async function signJson(json: string, typ = 'JWT'): Promise<string> {
+    await refreshIfStale();
+    const { alg: keyAlg, kid, privateKey } = current;
+    return signCompact(Buffer.from(json), { alg: keyAlg, kid, typ }, privateKey);
+  }
+
   return {
     get kid() {
       return current.kid;
@@ -109,11 +117,8 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
     get alg() {
       return current.alg;
     },
-    async sign(payload, typ = 'JWT') {
-      await refreshIfStale();
-      const { alg: keyAlg, kid, privateKey } = current;
-      return signCompact(Buffer.from(JSON.stringify(payload)), { alg: keyAlg, kid, typ }, privateKey);
-    },
+    sign: (payload, typ = 'JWT') => signJson(JSON.stringify(payload), typ),
+    signJson,
     async signWithKeys(payload, typ, kids) {
       await refreshIfStale();
       const bytes = Buffer.from(JSON.stringify(payload));
