@@ -80,11 +80,12 @@ export async function seedAgentsSql(databaseUrl: string, schema: string, count: 
              'validated', 0, ${record}, '${at}', '${at}', 'none', g % 50, 1, null, 2
       FROM generate_series(0, ${count - 1}) g`);
     await client.query(`
-      INSERT INTO agent_skills (skill, agent_id)
-      SELECT DISTINCT 'skill.s' || s, ${id} FROM generate_series(0, ${count - 1}) g,
+      INSERT INTO agent_skills (skill, agent_id, discoverable, jurisdiction, trust_level, health_rank, best_priority, created_at, token_binding)
+      SELECT DISTINCT 'skill.s' || s, ${id}, 1, ${js}, 0, 1, g % 50, '${at}', 'none' FROM generate_series(0, ${count - 1}) g,
              unnest(array[g % ${SKILL_COUNT}, (g * 7 + 3) % ${SKILL_COUNT}]) s`);
-    await client.query('ANALYZE agents');
-    await client.query('ANALYZE agent_skills');
+    // Statistics for the planner, and the visibility map and hint bits set now rather than by the
+    // first reads under load (which would then measure PostgreSQL writing them).
+    await client.query('VACUUM ANALYZE agents, agent_skills');
   } finally {
     await client.end();
   }

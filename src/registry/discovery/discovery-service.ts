@@ -26,40 +26,65 @@ export type DiscoveryServiceDeps = {
   trustBundleUrl(agentId: string): string;
 };
 
-/** Candidates are read in slices so a selective filter does not load every agent with the skill. */
-const MIN_SLICE = 50;
-
 /**
  * Discovery (contract §4): only active, trust-validated agents with the capability; filters that need
  * the record (features, protocol, residency, purpose) are applied to candidates read in ranking order,
  * so the first `limit` that pass are the answer.
  */
 export function createDiscoveryService(deps: DiscoveryServiceDeps) {
+  /**
+   * The matching agents in ranking order, read in slices that grow (×4, up to 400) so that a
+   * selective filter takes few reads and an unselective one reads little more than it uses.
+   */
+  async function* ranked(query: DiscoveryQuery, firstSlice: number): AsyncGenerator<DiscoveryResult> {
+    const preferredJurisdiction = query.jurisdiction ?? deps.registryJurisdiction;
+    const filter = {
+      skill: query.capability,
+      preferredJurisdiction,
+      ...(query.jurisdiction ? { jurisdiction: query.jurisdiction } : {}),
+      ...(query.token_binding ? { tokenBinding: query.token_binding } : {}),
+    };
+    for (let offset = 0, slice = firstSlice; ; offset += slice, slice = Math.min(slice * 4, MAX_SLICE)) {
+      const rows = await listDiscoverableBySkill(deps.storage.db, filter, { offset, limit: slice });
+      for (const record of await toAgentRecords(deps.storage.db, rows)) {
+        if (matches(record, query)) yield { ...record, ...scoreAgent(record, preferredJurisdiction), trust_bundle_url: deps.trustBundleUrl(record.agent_id) };
+      }
+      if (rows.length < slice) return;
+    }
+  }
+
   return {
     async discover(query: DiscoveryQuery): Promise<DiscoveryResult[]> {
-      const preferredJurisdiction = query.jurisdiction ?? deps.registryJurisdiction;
-      const filter = {
-        skill: query.capability,
-        preferredJurisdiction,
-        ...(query.jurisdiction ? { jurisdiction: query.jurisdiction } : {}),
-        ...(query.token_binding ? { tokenBinding: query.token_binding } : {}),
-      };
-      // Without filters that need the record, every candidate is a result: read exactly `limit`.
-      const filtersRecords = query.require_features.length > 0 || !!query.protocol || !!query.residency || !!query.purpose_of_use;
-      const slice = filtersRecords ? Math.max(MIN_SLICE, query.limit * 2) : query.limit;
       const results: DiscoveryResult[] = [];
-      for (let offset = 0; results.length < query.limit; offset += slice) {
-        const rows = await listDiscoverableBySkill(deps.storage.db, filter, { offset, limit: slice });
-        for (const record of await toAgentRecords(deps.storage.db, rows)) {
-          if (!matches(record, query)) continue;
-          results.push({ ...record, ...scoreAgent(record, preferredJurisdiction), trust_bundle_url: deps.trustBundleUrl(record.agent_id) });
-          if (results.length === query.limit) break;
-        }
-        if (rows.length < slice) break;
+      if (query.limit === 0) return results;
+      // Without filters that need the record, every candidate is a result: read exactly `limit`.
+      for await (const result of ranked(query, filtersRecords(query) ? Math.max(MIN_SLICE, query.limit * 2) : query.limit)) {
+        results.push(result);
+        if (results.length === query.limit) break;
       }
       return results;
     },
+    /**
+     * The matching agents one at a time in ranking order, at most `query.limit`: routing takes the
+     * first whose endpoints meet its request (usually the first), so the first read is small.
+     */
+    async *candidates(query: DiscoveryQuery): AsyncGenerator<DiscoveryResult> {
+      if (query.limit === 0) return;
+      let count = 0;
+      for await (const result of ranked(query, Math.min(query.limit, 4))) {
+        yield result;
+        if ((count += 1) === query.limit) return;
+      }
+    },
   };
+}
+
+/** The first slice when a filter needs the records; later slices grow to at most MAX_SLICE. */
+const MIN_SLICE = 50;
+const MAX_SLICE = 400;
+
+function filtersRecords(query: DiscoveryQuery): boolean {
+  return query.require_features.length > 0 || !!query.protocol || !!query.residency || !!query.purpose_of_use;
 }
 
 export type DiscoveryService = ReturnType<typeof createDiscoveryService>;

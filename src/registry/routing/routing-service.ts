@@ -141,7 +141,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
         }
         return build(record, ordered, request, ctx);
       }
-      const candidates = await deps.discovery.discover({
+      const candidates = deps.discovery.candidates({
         capability: request.capability as string,
         require_features: request.required_features ?? [],
         limit: CAPABILITY_CANDIDATES,
@@ -151,7 +151,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
         ...(request.purpose?.purpose_of_use ? { purpose_of_use: request.purpose.purpose_of_use } : {}),
       });
       const rejected = [];
-      for (const candidate of candidates) {
+      for await (const candidate of candidates) {
         const verdicts = judge(candidate);
         const ordered = orderForFailover(verdicts, ctx.requestId);
         if (ordered.length > 0) return build(candidate, ordered, request, ctx);
