@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
 import { MeshRpcError } from '../runtime/mesh-errors.ts';
-import { readLogTail } from './log-tail.ts';
+import { readLogTail, startFailureCause } from './log-tail.ts';
 import type { ManifestAgent } from './manifest.ts';
 
 /** Where a supervised agent is in its life; `backoff` waits before restarting a crashed one. */
@@ -69,7 +69,10 @@ export class AgentProcess {
   #nextAttemptAt = 0;
   #starts = 0;
   #restarts = 0;
+  /** Failed starts and crashes since a long healthy run: the back-off grows with it. */
   #failures = 0;
+  /** Failures since the last successful start: what /health reports. */
+  #consecutiveFailures = 0;
   #lastExit: AgentProcessSnapshot['last_exit'] = null;
   #lastError: string | null = null;
   #lastUsedAt = 0;
@@ -196,14 +199,20 @@ export class AgentProcess {
       const port = await withTimeout(healthy, timeoutMs, `did not become healthy within ${timeoutMs} ms`);
       this.#port = port;
       this.#runningSince = this.#now();
+      // Recovered: /health no longer reports the old failure (last_exit still says how it ended).
+      this.#consecutiveFailures = 0;
+      this.#lastError = null;
       this.#setState('running', { pid: child.pid, port });
       return this.url as string;
     } catch (error) {
-      this.#lastError = (error as Error).message;
-      this.#failures += 1;
-      this.#nextAttemptAt = this.#now() + this.#backoffDelay();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await this.#exited;
+      // The cause usually sits in the agent's own log (a port in use, a bad configuration): say it.
+      const cause = startFailureCause(this.#options.logFile);
+      this.#lastError = cause ? `${(error as Error).message}: ${cause}` : (error as Error).message;
+      this.#failures += 1;
+      this.#consecutiveFailures += 1;
+      this.#nextAttemptAt = this.#now() + this.#backoffDelay();
       this.#setState('failed', { reason: this.#lastError });
       throw new MeshRpcError('AGENT_UNAVAILABLE', `Agent ${this.alias} could not be started.`, { alias: this.alias, reason: this.#lastError });
     } finally {
@@ -244,6 +253,8 @@ export class AgentProcess {
     // A crash. One that comes after a long healthy run starts the back-off over.
     if (this.#now() - this.#runningSince > this.#options.backoffMaxMs) this.#failures = 0;
     this.#failures += 1;
+    this.#consecutiveFailures += 1;
+    this.#lastError = `exited while running (code ${code}, signal ${signal})`;
     this.#restarts += 1;
     const delay = this.#backoffDelay();
     this.#setState('backoff', { code, signal, restart_in_ms: delay });
@@ -277,7 +288,7 @@ export class AgentProcess {
       port: this.#state === 'running' ? (this.#port ?? null) : null,
       starts: this.#starts,
       restarts: this.#restarts,
-      consecutive_failures: this.#failures,
+      consecutive_failures: this.#consecutiveFailures,
       last_start_at: this.#lastStartAt ? new Date(this.#lastStartAt).toISOString() : null,
       running_since: this.#state === 'running' ? new Date(this.#runningSince).toISOString() : null,
       last_exit: this.#lastExit,

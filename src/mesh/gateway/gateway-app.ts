@@ -19,6 +19,7 @@ import { FORWARDED_REQUEST_HEADERS, forward, pickHeaders } from './forward.ts';
 import { decodeBody, errorsFor } from './gateway-errors.ts';
 import { loadManifest, type AgentManifest } from './manifest.ts';
 import { proxyWebSocket } from './ws-proxy.ts';
+import { closeSocketsForShutdown } from '../runtime/streaming/websocket.ts';
 
 export type BuildGatewayOptions = {
   readonly config: MeshConfig;
@@ -106,7 +107,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES } });
+  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES }, preClose: closeSocketsForShutdown });
   app.addHook('onRequest', async (request) => {
     const trace = parseTraceparent(header(request, 'traceparent'));
     if (trace) request.log = request.log.child({ trace_id: trace.traceId });

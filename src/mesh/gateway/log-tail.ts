@@ -24,3 +24,28 @@ export function readLogTail(path: string, lines: number): string[] {
     closeSync(fd);
   }
 }
+
+/**
+ * What an agent's log says went wrong, for the answer to a caller when it could not start: the last
+ * line of this start (after the gateway's `--- ward gateway: starting` marker) that reads as an error,
+ * as its message (JSON log lines: `err.message`, else `msg`). Undefined when nothing says so.
+ */
+export function startFailureCause(path: string): string | undefined {
+  const lines = readLogTail(path, 60);
+  const since = lines.findLastIndex((line) => line.startsWith('--- ward gateway: starting'));
+  for (const line of lines.slice(since + 1).reverse()) {
+    const text = messageOf(line).trim();
+    if (/\b(E[A-Z]{3,}|error|cannot|failed|refused|denied|invalid)\b/i.test(text) && !/^\s*at\s/.test(text)) return text.slice(0, 300);
+  }
+  return undefined;
+}
+
+function messageOf(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown; err?: { message?: unknown } };
+    return String(entry.err?.message ?? entry.msg ?? line);
+  } catch {
+    return line;
+  }
+}

@@ -16,7 +16,7 @@ import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from '
 import type { MeshAgent } from './mesh-agent.ts';
 import { isMeshRpcError } from './mesh-errors.ts';
 import { writeSseStream } from './streaming/sse.ts';
-import { serveMeshSocket } from './streaming/websocket.ts';
+import { closeSocketsForShutdown, serveMeshSocket } from './streaming/websocket.ts';
 import { SqliteTaskStore } from './tasks/sqlite-task-store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 import { watchTask, type RuntimeCallContext } from './tasks/task-methods.ts';
@@ -119,7 +119,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
   app.removeAllContentTypeParsers();
   // The body stays raw: JSON-RPC answers bad JSON with -32700 itself, and DID_VERIFY signs the bytes.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES } });
+  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES }, preClose: closeSocketsForShutdown });
   app.addHook('preClose', async () => stopping.abort());
   app.addHook('onClose', async () => {
     await tasks?.close();

@@ -106,6 +106,20 @@ describe('gateway: forwarding', () => {
     assert.equal(frames.at(-1).params.status.state, 'completed');
   });
 
+  test('stopping the gateway closes a proxied WebSocket with 1012 and a reason to reconnect', async (t) => {
+    const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/rpc/probe/ws`, {
+      headers: { authorization: `Bearer ${await token()}`, 'x-agent-id': CALLER },
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    await gateway.close();
+    assert.deepEqual(await closed, { code: 1012, reason: 'server shutting down; reconnect' });
+  });
+
   test('a WebSocket upgrade without credentials is refused before any agent starts', async (t) => {
     const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
     const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/rpc/probe/ws`);

@@ -48,6 +48,9 @@ describe('gateway: agents as child processes', () => {
     }, 'the restart');
     assert.equal(restarted.restarts, 1);
     assert.equal(restarted.last_exit.code, 3);
+    // Recovered: the failure is history (last_exit), not a current error.
+    assert.equal(restarted.consecutive_failures, 0);
+    assert.equal(restarted.last_error, null);
     assert.equal(isAlive(first), false);
     assert.equal((await rpc(`${gateway.url}/rpc/probe`, 'probe/info', {})).result.pid, restarted.pid);
     const markers = restarted.log_tail.filter((line: string) => line.startsWith('--- ward gateway: starting probe'));
@@ -101,7 +104,8 @@ describe('gateway: agents as child processes', () => {
     const gateway = await startTestGateway(t, { broken: { entry: 'fails-at-start' } });
     const answer = await rpc(`${gateway.url}/rpc/broken`, 'probe/info', {});
     assert.equal(answer.error.code, -32011);
-    assert.match(answer.error.data.reason, /exited during start/);
+    // The cause from the agent's own log, not only "exited during start".
+    assert.match(answer.error.data.reason, /^exited during start \(code 1, signal null\): .*this agent cannot start/);
     const agent = await agentHealth(gateway, 'broken');
     assert.ok(agent.log_tail.some((line: string) => line.includes('this agent cannot start')));
   });

@@ -4,12 +4,27 @@
  * update as a `tasks/status` notification; tasks sent over the socket are watched the same way. The
  * connection was authenticated at the upgrade and closes when that token expires.
  */
+import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { dispatch, parsePayload, type JsonRpcNotification, type JsonRpcResponse, type RpcMethods, type RpcStreamItem } from '../jsonrpc.ts';
 import type { RuntimeCallContext } from '../tasks/task-methods.ts';
 
 /** Close code sent when the connection's token expires (4000–4999: application defined). */
 export const TOKEN_EXPIRED_CLOSE_CODE = 4001;
+
+/** Close code sent to open sockets when the server stops (RFC 6455 registry: 1012 Service Restart). */
+export const SHUTDOWN_CLOSE_CODE = 1012;
+
+/**
+ * @fastify/websocket's `preClose`: open sockets are closed with 1012 and a reason saying to reconnect
+ * (the plugin's default closes them without a code, which a client cannot tell from a crash), so a
+ * client reconnects, to another instance behind a balancer, and resubscribes to its tasks.
+ */
+export function closeSocketsForShutdown(this: FastifyInstance, done: () => void): void {
+  for (const client of this.websocketServer.clients) client.close(SHUTDOWN_CLOSE_CODE, 'server shutting down; reconnect');
+  this.websocketServer.close();
+  done();
+}
 
 export type MeshSocketOptions = {
   readonly methods: RpcMethods<RuntimeCallContext>;

@@ -78,6 +78,8 @@ describe('avatar web page', NEEDS_CHROMIUM, () => {
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
     await page.waitForSelector('body[data-ready="true"]');
     assert.ok((await page.locator('#voice option').count()) >= 1, 'voices were loaded with the development token');
+    // Before a consultation there is nothing to reply to: the reply form is not shown.
+    assert.equal(await page.isVisible('#message-form'), false, 'the reply form is hidden before the consultation starts');
 
     await page.fill('#complaint', 'headache for two days');
     await page.fill('#age', '40');

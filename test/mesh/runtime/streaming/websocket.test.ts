@@ -99,3 +99,13 @@ describe('WebSocket transport', () => {
     assert.equal(status, 401);
   });
 });
+
+describe('WebSocket transport at shutdown', () => {
+  test('closing the agent closes open sockets with 1012 and a reason to reconnect', async (t) => {
+    const { app, url } = await listenAgent(t, createEchoAgent());
+    const ws = await connect(await wsUrl(url), await headers());
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    await app.close();
+    assert.deepEqual(await closed, { code: 1012, reason: 'server shutting down; reconnect' });
+  });
+});
