@@ -64,6 +64,8 @@ export const ConfigSchema = Type.Object({
   REGISTRY_ATTESTATION_ISSUERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** How long events stay in the stream (resumable by cursor); the transparency ledger keeps everything. */
   REGISTRY_EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
+  /** How long SIGTERM/SIGINT may take to finish in-flight requests before the process exits anyway. */
+  REGISTRY_SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
   /** HMAC secret for stored API-key hashes; shared by every instance. Unset: one is made and kept in storage. */
   REGISTRY_API_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),

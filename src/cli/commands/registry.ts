@@ -17,8 +17,9 @@ export const registryCommand: WardCommand = {
   usage: USAGE,
   takesArguments: false,
   async run() {
-    const app = await startRegistry(loadConfig());
-    closeOnSignals([app]);
+    const config = loadConfig();
+    const app = await startRegistry(config);
+    closeOnSignals([app], config.REGISTRY_SHUTDOWN_GRACE_MS);
     return 'running';
   },
 };

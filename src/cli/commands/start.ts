@@ -20,8 +20,9 @@ export const startCommand: WardCommand = {
   usage: USAGE,
   takesArguments: false,
   async run() {
-    const service = await startService(loadConfig(), loadMeshConfig());
-    closeOnSignals([service.console.app, service.registry, service.gateway.app]);
+    const config = loadConfig();
+    const service = await startService(config, loadMeshConfig());
+    closeOnSignals([service.console.app, service.registry, service.gateway.app], config.REGISTRY_SHUTDOWN_GRACE_MS);
     const registryUrl = service.registry.ward.baseUrl();
     console.log(
       [

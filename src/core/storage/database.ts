@@ -11,6 +11,8 @@ export type Backend = 'sqlite' | 'postgres';
 export type Storage = {
   readonly db: Kysely<Database>;
   readonly backend: Backend;
+  /** PostgreSQL only: the connection pool's use now (SQLite has one connection and no pool). */
+  poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 };
 
@@ -50,7 +52,13 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, backend: 'postgres', close: () => db.destroy() };
+  const max = options.poolSize ?? 10;
+  return {
+    db,
+    backend: 'postgres',
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
+    close: () => db.destroy(),
+  };
 }
 
 async function createSchema(url: string, schema: string): Promise<void> {

@@ -11,7 +11,9 @@ import { observeCommits } from '../../core/storage/write-unit.ts';
  * - `ward_event_stream_subscribers` and `ward_event_stream_ended_total{reason}`: open change streams, and
  *   streams the registry ended (slow consumers dropped, cursors expired, shutdown);
  * - `ward_health_probes_total{outcome}`: endpoint probes by outcome (`healthy`, or the failure class:
- *   `timeout`, `refused`, `not_protocol`, `private_address`…).
+ *   `timeout`, `refused`, `not_protocol`, `private_address`…);
+ * - `ward_db_pool_connections{state}` (PostgreSQL): the pool's connections `in_use`, `idle`, `max`, and
+ *   requests `waiting` for one.
  */
 export function createRegistryMetrics(server: ServerMetrics, deps: { storage: Storage; discoveryCacheStats: () => { hits: number; misses: number } }) {
   const registers = [server.registry];
@@ -42,6 +44,23 @@ export function createRegistryMetrics(server: ServerMetrics, deps: { storage: St
   });
   const subscribers = new Gauge({ name: 'ward_event_stream_subscribers', help: 'Open change-stream connections on this instance', registers });
   const streamsEnded = new Counter({ name: 'ward_event_stream_ended_total', help: 'Change streams ended by the registry, by reason (client closes are not counted)', labelNames: ['reason'], registers });
+
+  const poolUse = deps.storage.poolUse?.bind(deps.storage);
+  if (poolUse) {
+    new Gauge({
+      name: 'ward_db_pool_connections',
+      help: 'PostgreSQL pool: connections in use, idle, the maximum, and requests waiting for a connection',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const use = poolUse();
+        this.set({ state: 'in_use' }, use.total - use.idle);
+        this.set({ state: 'idle' }, use.idle);
+        this.set({ state: 'max' }, use.max);
+        this.set({ state: 'waiting' }, use.waiting);
+      },
+    });
+  }
 
   const probes = new Counter({ name: 'ward_health_probes_total', help: 'Endpoint health probes by outcome: healthy, or the class of failure', labelNames: ['outcome'], registers });
 
