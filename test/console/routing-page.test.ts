@@ -136,7 +136,7 @@ for (const backend of BACKENDS) {
       await page.getByLabel('Target agent').fill(agentId);
       await page.getByRole('button', { name: 'Ask again' }).click();
       await page.locator('.problem[data-code="VALIDATION_ERROR"]').waitFor();
-      assert.match((await page.locator('#registry-refusal').textContent()) ?? '', /exactly one of target or capability is required/);
+      assert.match((await page.locator('#registry-refusal').textContent()) ?? '', /exactly one of target \(or target_agent_id\) or capability is required/);
       await assertAccessible(page, '/routing/route refused');
 
       // By target alone.

@@ -141,6 +141,11 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: UpdateAgentBody,
         response: { 200: AgentRecordSchema, ...errorResponses(404, 409, 412, 428) },
       },
+      // The precondition before the body: a PUT without If-Match is 428 whatever its body holds,
+      // so a client learns first that it must read the record (its ETag) before replacing it.
+      preValidation: async (request) => {
+        parseIfMatch(request.headers['if-match']);
+      },
     },
     async (request, reply) => {
       let expectedVersion: number | '*' = '*';

@@ -24,10 +24,14 @@ export const routingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       refuseIfRevoked(app.ward);
-      const body = request.body;
+      // `target_agent_id` (the spec's name, the MCP tool's) is accepted as `target` (the contract's).
+      const { target_agent_id: targetAgentId, ...rest } = request.body;
+      const body = { ...rest, ...(targetAgentId !== undefined ? { target: targetAgentId } : {}) };
       const errors = [];
-      if ((body.target === undefined) === (body.capability === undefined)) {
-        errors.push({ in: 'body', pointer: '', reason: 'exactly one of target or capability is required' });
+      if (targetAgentId !== undefined && rest.target !== undefined) {
+        errors.push({ in: 'body', pointer: '/target_agent_id', reason: 'send target or target_agent_id, not both' });
+      } else if ((body.target === undefined) === (body.capability === undefined)) {
+        errors.push({ in: 'body', pointer: '', reason: 'exactly one of target (or target_agent_id) or capability is required' });
       }
       const jurisdictions: Record<string, string | undefined> = {};
       for (const field of ['jurisdiction', 'caller_jurisdiction'] as const) {

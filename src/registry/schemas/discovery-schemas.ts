@@ -84,6 +84,9 @@ export const DiscoveryResponseSchema = Type.Object(
 export const RouteBody = Type.Object(
   {
     target: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'agent URI' })),
+    target_agent_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'agent URI: the name the MCP `route` tool uses; the same as `target` (send one of them)' }),
+    ),
     capability: Type.Optional(Skill),
     jurisdiction: Type.Optional(JurisdictionInput),
     protocol: Type.Optional(Token),

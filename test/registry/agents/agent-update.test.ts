@@ -72,6 +72,17 @@ for (const backend of BACKENDS) {
       assert.equal(read.body.version, 2);
     });
 
+    test('PUT without If-Match is 428 even when its body is invalid too: the precondition is checked first', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry);
+      const url = `/v1/agents/${ulidOf(agent.agent_id)}`;
+      const both = await registry.call({ method: 'PUT', url, headers: writeHeaders(), payload: { display_name: 42 } });
+      assert.equal(both.status, 428);
+      assert.equal(both.body.error.code, 'PRECONDITION_REQUIRED');
+      const invalidOnly = await registry.call({ method: 'PUT', url, headers: writeHeaders({ 'if-match': '"1"' }), payload: { display_name: 42 } });
+      assert.equal(invalidOnly.status, 422, 'with If-Match the body is validated as before');
+    });
+
     test('PUT of an unknown agent is 404 before any precondition', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const agent = await registerAgent(registry);

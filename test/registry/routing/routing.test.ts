@@ -114,6 +114,20 @@ for (const backend of BACKENDS) {
       assert.equal((await route(registry, { capability: 'a.b', workload: { priority: 'whenever' } })).status, 422);
     });
 
+    test('target_agent_id (the MCP tool\'s and the spec\'s name) is the same as target; both at once is 422', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry, { endpoints });
+      const byTarget = await route(registry, { target: agent.agent_id });
+      const byTargetAgentId = await route(registry, { target_agent_id: agent.agent_id });
+      assert.equal(byTargetAgentId.status, 200);
+      assert.deepEqual(byTargetAgentId.body.selected, byTarget.body.selected);
+      assert.equal(byTargetAgentId.body.resolved_target, agent.agent_id);
+      const both = await route(registry, { target: agent.agent_id, target_agent_id: agent.agent_id });
+      assert.equal(both.status, 422);
+      assert.equal(both.body.error.details.errors[0].pointer, '/target_agent_id');
+      assert.equal((await route(registry, { target_agent_id: agent.agent_id, capability: 'a.b' })).status, 422);
+    });
+
     test('the same request id gets the same weighted choice; the advice is signed', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const agent = await registerAgent(registry, {
