@@ -80,8 +80,11 @@ export async function seedAgentsSql(databaseUrl: string, schema: string, count: 
              'validated', 0, ${record}, '${at}', '${at}', 'none', g % 50, 1, null, 2
       FROM generate_series(0, ${count - 1}) g`);
     await client.query(`
-      INSERT INTO agent_skills (skill, agent_id, discoverable, jurisdiction, trust_level, health_rank, best_priority, created_at, token_binding)
-      SELECT DISTINCT 'skill.s' || s, ${id}, 1, ${js}, 0, 1, g % 50, '${at}', 'none' FROM generate_series(0, ${count - 1}) g,
+      INSERT INTO agent_skills (skill, agent_id, discoverable, jurisdiction, trust_level, health_rank, best_priority, created_at, token_binding, features, protocols)
+      SELECT DISTINCT 'skill.s' || s, ${id}, 1, ${js}, 0, 1, g % 50, '${at}', 'none',
+             ' ' || case when g % 2 = 0 then 'idempotency_strict ' else '' end || case when g % 3 = 0 then 'stream_resume ' else '' end,
+             case when g % 3 = 0 then ' mesh-a2a-jsonrpc ' else ' ' || ${protocol} || ' mesh-a2a-jsonrpc ' end
+      FROM generate_series(0, ${count - 1}) g,
              unnest(array[g % ${SKILL_COUNT}, (g * 7 + 3) % ${SKILL_COUNT}]) s`);
     // Statistics for the planner, and the visibility map and hint bits set now rather than by the
     // first reads under load (which would then measure PostgreSQL writing them).

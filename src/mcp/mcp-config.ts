@@ -17,7 +17,8 @@ export const McpConfigSchema = Type.Object({
     default: 'development',
   }),
   REGISTRY_URL: Type.String({ minLength: 1 }),
-  REGISTRY_API_KEY: Type.String({ minLength: 1 }),
+  /** Optional: without it the server runs only against a registry whose authentication is disabled (development). */
+  REGISTRY_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   MCP_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   MCP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: DEFAULT_MCP_PORT }),
   MCP_REGISTRY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 }),
@@ -27,25 +28,26 @@ export type McpConfig = Readonly<Static<typeof McpConfigSchema>>;
 
 const HINTS: Record<string, string> = {
   REGISTRY_URL: "is required: the registry's base URL, e.g. http://127.0.0.1:8080",
-  REGISTRY_API_KEY:
-    'is required: a registry API key (rk_…); create one with `ward keys create --org <org> --scopes registry:read,registry:write`',
 };
+
+/** How to get a key, for the message when a registry needs one and none is set. */
+export const API_KEY_HINT = 'create one with `npx ward keys create --org <org> --scopes registry:read,registry:write`';
 
 /**
  * Loads the configuration from an environment map (default `process.env`). Empty strings count as
- * unset. Throws `ConfigError` naming the first unusable variable, and never repeats the API key.
+ * unset. `REGISTRY_API_KEY` may be unset: the start-up probe then checks that the registry asks for
+ * no authentication (a development registry, as `npm start` runs it) and stops with a message if it does. Throws `ConfigError` naming the first unusable variable, and never repeats the API key.
  * `REGISTRY_URL` must be an http(s) URL without credentials, query or fragment; with
  * `REGISTRY_ENV=production` it must be https unless it is a loopback address, since the API key
  * travels in every request.
  */
 export function loadMcpConfig(env: Record<string, string | undefined> = process.env): McpConfig {
   const trimmed = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value?.trim()]));
-  for (const variable of ['REGISTRY_URL', 'REGISTRY_API_KEY']) {
-    if (!trimmed[variable]) throw new ConfigError(variable, HINTS[variable] ?? 'is required');
-  }
+  if (!trimmed.REGISTRY_URL) throw new ConfigError('REGISTRY_URL', HINTS.REGISTRY_URL ?? 'is required');
+  if (!trimmed.REGISTRY_API_KEY) delete trimmed.REGISTRY_API_KEY;
   const config = readEnvironment(McpConfigSchema, trimmed) as Static<typeof McpConfigSchema>;
   config.REGISTRY_URL = checkRegistryUrl(config.REGISTRY_URL, config.REGISTRY_ENV === 'production');
-  if (!RAW_KEY_PATTERN.test(config.REGISTRY_API_KEY)) {
+  if (config.REGISTRY_API_KEY !== undefined && !RAW_KEY_PATTERN.test(config.REGISTRY_API_KEY)) {
     throw new ConfigError(
       'REGISTRY_API_KEY',
       'is not a registry API key: expected rk_ followed by 32 to 128 letters and digits',

@@ -2,7 +2,12 @@ import { ConfigError } from '../core/config.ts';
 import type { RegistryClient } from '../client/registry-client.ts';
 
 /** What the probe learnt about the registry (a subset of the spec's Server metadata). */
-export type RegistryIdentity = { registry_id: string; issuer: string | undefined };
+export type RegistryIdentity = {
+  registry_id: string;
+  issuer: string | undefined;
+  /** Whether the registry authenticates callers (its metadata lists an auth method); false in development. */
+  authentication_required: boolean;
+};
 
 /**
  * Asks the registry for its server metadata (`GET /.well-known/agent-registry`, contract §5) with
@@ -16,11 +21,14 @@ export type RegistryIdentity = { registry_id: string; issuer: string | undefined
 export async function probeRegistry(registry: RegistryClient): Promise<RegistryIdentity> {
   const answer = await registry.metadata();
   if (answer.ok) {
-    const body = answer.body as { registry_id?: unknown; issuer?: unknown } | null;
+    const body = answer.body as { registry_id?: unknown; issuer?: unknown; supported_auth_methods?: unknown } | null;
     if (typeof body?.registry_id === 'string') {
+      const methods = body.supported_auth_methods;
       return {
         registry_id: body.registry_id,
         issuer: typeof body.issuer === 'string' ? body.issuer : undefined,
+        // Unknown (not a list) counts as required: only a registry that says it has none runs keyless.
+        authentication_required: !Array.isArray(methods) || methods.length > 0,
       };
     }
     throw new ConfigError(

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
+import { startRegistries, testScope } from '../helpers/listening.ts';
 import { closedPort, mcpEnv, runToEnd, startMcpTestRegistry, WARD_CLI } from './helpers.ts';
 
 const WELL_FORMED_KEY = `rk_${'A1b2C3d4'.repeat(5)}xyz`;
@@ -60,12 +61,16 @@ describe('ward mcp refuses to start with an unusable configuration, naming the v
     assertConfigurationError(wrongPath, 'REGISTRY_URL', /answered HTTP 404/);
   });
 
-  test('REGISTRY_API_KEY missing, malformed (not echoed), or unknown to the registry', async (t) => {
+  test('REGISTRY_API_KEY missing for a registry that authenticates, malformed (not echoed), or unknown to it', async (t) => {
     const registry = await startMcpTestRegistry(t);
+    // A registry with authentication on (JWT; its JWKS is never fetched here): its metadata lists it.
+    const [secured] = await startRegistries(testScope(t), 'sqlite', {
+      env: { REGISTRY_AUTH_MODE: 'jwt', REGISTRY_JWT_JWKS_URI: 'http://127.0.0.1:9/jwks.json', REGISTRY_JWT_ISSUER: 'https://issuer.example', REGISTRY_JWT_AUDIENCE: 'ward' },
+    });
     assertConfigurationError(
-      await ward(t, { REGISTRY_URL: registry.baseUrl }),
+      await ward(t, { REGISTRY_URL: (secured as { baseUrl: string }).baseUrl }),
       'REGISTRY_API_KEY',
-      /is required: a registry API key \(rk_…\)/,
+      /is required: the registry at http:\/\/127\.0\.0\.1:\d+ authenticates its callers; create one with `npx ward keys create/,
     );
     const malformed = await ward(t, {
       REGISTRY_URL: registry.baseUrl,

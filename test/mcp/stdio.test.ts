@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { connectStdio, envFor, readResult, startMcpTestRegistry, uniqueName } from './helpers.ts';
+import { connectStdio, envFor, mcpEnv, readResult, startMcpTestRegistry, uniqueName } from './helpers.ts';
 
 describe('ward mcp over stdio, with the SDK client, against a real registry', () => {
   test('tools/list shows the three tools with the spec arguments, enums, defaults and bounds', async (t) => {
@@ -206,5 +206,22 @@ describe('ward mcp over stdio, with the SDK client, against a real registry', ()
       /ward mcp: serving MCP on stdio for registry registry:\/\/gb\/registries\/local at http:\/\/127\.0\.0\.1:\d+/,
     );
     assert.doesNotMatch(stderr(), /rk_/, 'the API key is never logged');
+  });
+});
+
+describe('ward mcp without an API key', () => {
+  test('against a registry whose authentication is disabled (npm start), the tools work and stderr says why no key is needed', async (t) => {
+    const registry = await startMcpTestRegistry(t);
+    const { client, stderr } = await connectStdio(t, mcpEnv({ REGISTRY_URL: registry.baseUrl }));
+    const registered = readResult(
+      await client.callTool({
+        name: 'register',
+        arguments: { display_name: uniqueName('Keyless'), jurisdiction: 'GB', endpoint_url: 'https://keyless.example.org/a2a', capabilities: ['keyless.skill'] },
+      }),
+    );
+    assert.equal(registered.isError, false, registered.text);
+    const found = readResult(await client.callTool({ name: 'discover_agents', arguments: { capability: 'keyless.skill' } }));
+    assert.equal(found.json.result_count, 1);
+    assert.match(stderr(), /no API key: the registry's authentication is disabled, development only/);
   });
 });

@@ -52,6 +52,10 @@ async function halfSentRegistration(port: number): Promise<{ socket: Socket; fin
     `POST /v1/agents HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-idempotency-key: ${crypto.randomUUID()}\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, 20)}`,
   );
+  // The server must have read the headers before the signal: a connection without a request yet is
+  // idle, and an idle connection is closed at shutdown (rightly). Nothing outside the process shows
+  // that moment, so give it half a second, far more than parsing takes even on a loaded machine.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   return { socket, answer, finish: () => socket.write(body.slice(20)) };
 }
 

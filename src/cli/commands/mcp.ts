@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { loadMcpConfig } from '../../mcp/mcp-config.ts';
+import { ConfigError } from '../../core/env-schema.ts';
+import { API_KEY_HINT, loadMcpConfig } from '../../mcp/mcp-config.ts';
 import { probeRegistry } from '../../mcp/probe-registry.ts';
 import { createRegistryClient } from '../../client/registry-client.ts';
 import { createMcpServer } from '../../mcp/server.ts';
@@ -11,8 +12,8 @@ import type { WardCommand } from '../command.ts';
 const USAGE = `Usage: ward mcp [--transport stdio|sse] [--port <port, default MCP_PORT or 8090>]
 
 Serves the MCP tools discover_agents, route and register over stdio, or over HTTP (streamable HTTP
-at /mcp and SSE at /sse on one port). stdio is the default. Needs REGISTRY_URL and REGISTRY_API_KEY;
-see docs/mcp.md.
+at /mcp and SSE at /sse on one port). stdio is the default. Needs REGISTRY_URL, and REGISTRY_API_KEY unless the registry's authentication
+is disabled (the development registry of \`npm start\`); see docs/mcp.md.
 
 Example:
   REGISTRY_URL=http://127.0.0.1:8080 node src/cli/ward.ts mcp --transport stdio`;
@@ -60,7 +61,13 @@ export const mcpCommand: WardCommand = {
       userAgent: `ward-mcp/${packageJson.version}`,
     });
     const identity = await probeRegistry(registry);
-    const about = `registry ${identity.registry_id} at ${registry.baseUrl}`;
+    if (config.REGISTRY_API_KEY === undefined && identity.authentication_required) {
+      throw new ConfigError('REGISTRY_API_KEY', `is required: the registry at ${registry.baseUrl} authenticates its callers; ${API_KEY_HINT}`);
+    }
+    const about =
+      config.REGISTRY_API_KEY === undefined
+        ? `registry ${identity.registry_id} at ${registry.baseUrl} (no API key: the registry's authentication is disabled, development only)`
+        : `registry ${identity.registry_id} at ${registry.baseUrl}`;
 
     if (transport === 'stdio') {
       const service = await serveStdio(createMcpServer(registry));

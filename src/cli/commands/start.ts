@@ -30,6 +30,12 @@ export const startCommand: WardCommand = {
         `Admin console:  ${service.console.url}${service.console.openAccess ? '  (development: open without sign-in)' : ''}`,
         `Mesh gateway:   ${service.gateway.url}  (agents at ${service.gateway.url}/rpc/<alias>)`,
         `Mesh agents registered: ${service.agentIds.join(', ')}`,
+        ...(config.REGISTRY_AUTH_MODE === 'disabled'
+          ? [
+              'Development mode: the registry asks for no credentials (REGISTRY_AUTH_MODE=disabled), so anyone who',
+              'can reach these ports can read and write. `ward mcp` needs no REGISTRY_API_KEY against it.',
+            ]
+          : []),
       ].join('\n'),
     );
     return 'running';

@@ -58,6 +58,10 @@ export type AgentSkillsTable = {
   best_priority: number;
   created_at: string;
   token_binding: string;
+  /** ` a b c `: the agent's features (boolean flags included), space-separated and space-padded. */
+  features: string;
+  /** ` p q `: its declared and endpoint protocols, likewise. */
+  protocols: string;
 };
 
 export type EndpointHealthTable = {

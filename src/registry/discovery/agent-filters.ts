@@ -1,16 +1,10 @@
-import type { AgentRecord, Capabilities } from '../agents/agent-record.ts';
+import { featuresOf } from '../../core/agent-capabilities.ts';
+import type { AgentRecord } from '../agents/agent-record.ts';
 
 /**
  * The per-agent predicates of discovery and routing (contract §4). Pure functions over a record so
  * discovery, routing and their tests share one definition of each filter.
  */
-
-/** `capabilities.features` plus every boolean flag set true in `capabilities` (contract §3). */
-export function featuresOf(capabilities: Capabilities): Set<string> {
-  const features = new Set(capabilities.features);
-  for (const [name, value] of Object.entries(capabilities)) if (value === true) features.add(name);
-  return features;
-}
 
 export function hasFeatures(record: AgentRecord, required: readonly string[]): boolean {
   if (required.length === 0) return true;

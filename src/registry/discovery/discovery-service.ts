@@ -43,6 +43,9 @@ export function createDiscoveryService(deps: DiscoveryServiceDeps) {
       preferredJurisdiction,
       ...(query.jurisdiction ? { jurisdiction: query.jurisdiction } : {}),
       ...(query.token_binding ? { tokenBinding: query.token_binding } : {}),
+      // Narrowed in SQL by the copies on the skill rows; matched exactly below.
+      ...(query.require_features.length > 0 ? { features: query.require_features } : {}),
+      ...(query.protocol ? { protocol: query.protocol } : {}),
     };
     for (let offset = 0, slice = firstSlice; ; offset += slice, slice = Math.min(slice * 4, MAX_SLICE)) {
       const rows = await listDiscoverableBySkill(deps.storage.db, filter, { offset, limit: slice });
@@ -57,7 +60,7 @@ export function createDiscoveryService(deps: DiscoveryServiceDeps) {
     async discover(query: DiscoveryQuery): Promise<DiscoveryResult[]> {
       const results: DiscoveryResult[] = [];
       if (query.limit === 0) return results;
-      // Without filters that need the record, every candidate is a result: read exactly `limit`.
+      // Without filters that only the record can decide, nearly every candidate is a result: read `limit`.
       for await (const result of ranked(query, filtersRecords(query) ? Math.max(MIN_SLICE, query.limit * 2) : query.limit)) {
         results.push(result);
         if (results.length === query.limit) break;
@@ -79,12 +82,13 @@ export function createDiscoveryService(deps: DiscoveryServiceDeps) {
   };
 }
 
-/** The first slice when a filter needs the records; later slices grow to at most MAX_SLICE. */
+/** The first slice when a filter only the record decides; later slices grow to at most MAX_SLICE. */
 const MIN_SLICE = 50;
 const MAX_SLICE = 400;
 
+/** Residency and purpose are decided on the record alone (features and protocol are narrowed in SQL). */
 function filtersRecords(query: DiscoveryQuery): boolean {
-  return query.require_features.length > 0 || !!query.protocol || !!query.residency || !!query.purpose_of_use;
+  return !!query.residency || !!query.purpose_of_use;
 }
 
 export type DiscoveryService = ReturnType<typeof createDiscoveryService>;

@@ -34,6 +34,8 @@ type Model = {
   status: string;
   health: number;
   feature: boolean;
+  flag: boolean;
+  fhir: boolean;
   order: number;
 };
 
@@ -43,6 +45,10 @@ const shape = fc.record({
   priority: fc.integer({ min: 0, max: 3 }),
   certified: fc.boolean(),
   feature: fc.boolean(),
+  /** A boolean capability flag, which counts as a feature. */
+  flag: fc.boolean(),
+  /** A second endpoint speaking fhir-rest. */
+  fhir: fc.boolean(),
 });
 const operation = fc.oneof(
   fc.record({ kind: fc.constant('register' as const), shape }),
@@ -75,11 +81,13 @@ for (const backend of BACKENDS) {
           jurisdiction: s.jurisdiction,
           endpoints: [
             { url: 'https://agents.example.org/a2a', protocol: 'mesh-a2a-jsonrpc', priority: s.priority },
+            ...(s.fhir ? [{ url: 'https://agents.example.org/fhir', protocol: 'fhir-rest', priority: 90 }] : []),
           ],
           capabilities: {
             protocols: ['mesh-a2a-jsonrpc'],
             skills: s.skills,
             features: s.feature ? ['rare'] : [],
+            stream_resume: s.flag,
           },
           trust: { certificates: s.certified ? [cert] : [], signatures: [], attestations: [] },
         });
@@ -158,11 +166,13 @@ for (const backend of BACKENDS) {
         }
         for (const skill of SKILLS) {
           for (const jurisdiction of [undefined, ...JURISDICTIONS]) {
-            for (const [limit, feature] of [
-              [1, false],
-              [3, false],
-              [50, false],
-              [2, true],
+            for (const [limit, filter] of [
+              [1, undefined],
+              [3, undefined],
+              [50, undefined],
+              [2, 'feature'],
+              [2, 'flag'],
+              [50, 'fhir'],
             ] as const) {
               const preferred = jurisdiction ?? 'GB';
               const expected = models
@@ -171,7 +181,7 @@ for (const backend of BACKENDS) {
                     m.status === 'active' &&
                     m.skills.includes(skill) &&
                     (!jurisdiction || m.jurisdiction === jurisdiction) &&
-                    (!feature || m.feature),
+                    (!filter || m[filter]),
                 )
                 .sort(
                   (a, b) =>
@@ -183,7 +193,7 @@ for (const backend of BACKENDS) {
                 )
                 .slice(0, limit)
                 .map((m) => m.name);
-              const query = `capability=${skill}&limit=${limit}${jurisdiction ? `&jurisdiction=${jurisdiction}` : ''}${feature ? '&require_features=rare' : ''}`;
+              const query = `capability=${skill}&limit=${limit}${jurisdiction ? `&jurisdiction=${jurisdiction}` : ''}${filter ? { feature: '&require_features=rare', flag: '&require_features=stream_resume', fhir: '&protocol=fhir-rest' }[filter] : ''}`;
               const response = await registry.call({ method: 'GET', url: `/v1/discover?${query}` });
               assert.equal(response.status, 200);
               assert.deepEqual(

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../agent-capabilities.ts';
 import type { AgentsTable, Database } from '../schema.ts';
 
 /**
@@ -31,7 +32,10 @@ function toRow(agent: AgentRow) {
  * (migration 009). Every write of those columns goes through this file and copies them.
  */
 function rankOf(agent: AgentRow) {
+  const document = agent.record as Parameters<typeof protocolsOf>[0];
   return {
+    features: tokenText(featuresOf(document.capabilities)),
+    protocols: tokenText(protocolsOf(document)),
     discoverable: agent.status === 'active' && agent.trust_state === 'validated' ? 1 : 0,
     jurisdiction: agent.jurisdiction,
     trust_level: agent.trust_level,
@@ -148,6 +152,10 @@ export type DiscoveryFilter = {
   skill: string;
   jurisdiction?: string;
   tokenBinding?: string;
+  /** Narrow in SQL to agents with every one of these features (a superset: the caller checks exactly). */
+  features?: readonly string[];
+  /** Narrow in SQL to agents that speak this protocol (likewise). */
+  protocol?: string;
   /** Agents of this jurisdiction rank before others at equal trust and health. */
   preferredJurisdiction: string;
 };
@@ -198,6 +206,8 @@ async function rankedSkillRows(
     .where(sql<boolean>`discoverable = 1`);
   query = 'jurisdiction' in where ? query.where('jurisdiction', '=', where.jurisdiction) : query.where('jurisdiction', '!=', where.notJurisdiction);
   if (filter.tokenBinding) query = query.where('token_binding', '=', filter.tokenBinding);
+  for (const feature of filter.features ?? []) query = query.where(sql<boolean>`features like ${tokenPattern(feature)} escape '\\'`);
+  if (filter.protocol) query = query.where(sql<boolean>`protocols like ${tokenPattern(filter.protocol)} escape '\\'`);
   const rows = await query
     .orderBy('trust_level', 'desc')
     .orderBy('health_rank', 'desc')
