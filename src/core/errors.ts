@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, retryable: false, title: 'The request is malformed.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, title: 'The body must be application/json.' },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, title: 'The body is larger than 1 MiB.' },
+  HEADERS_TOO_LARGE: { status: 431, retryable: false, title: 'The request headers are too large.' },
   ROUTE_NOT_FOUND: { status: 404, retryable: false, title: 'No such route.' },
   PHI_DETECTED: { status: 422, retryable: false, title: 'The request carries protected health information.' },
   // Idempotency and concurrency (contract §2)

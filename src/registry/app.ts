@@ -35,7 +35,7 @@ import { createChildRegistries } from './federation/child-registries.ts';
 import { createFederatedDiscovery } from './federation/federated-discovery.ts';
 import { isFederationToken, verifyFederationToken } from './federation/federation-token.ts';
 import { createParentLink } from './federation/parent-link.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { clientErrorInEnvelope, frameworkErrorsInEnvelope, registerErrorHandling } from './http/error-handler.ts';
 import { registerPhiGuard } from './http/phi-guard.ts';
 import { fingerprintBeforeValidation, requestIdFor } from './http/request-context.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -112,6 +112,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
           }
         : {}),
       ajv: { customOptions: {} },
+      // Failures before routing, and those of Node's HTTP parser, in the envelope too (error-handler.ts).
+      frameworkErrors: frameworkErrorsInEnvelope,
+      clientErrorHandler: clientErrorInEnvelope,
     }).withTypeProvider<TypeBoxTypeProvider>();
 
     const apiKeys = await createApiKeyService({

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, errorEnvelope, isWardError, type ErrorCode } from '../../core/errors.ts';
 import { toValidationIssues } from './validation.ts';
 
@@ -59,4 +61,32 @@ function send(
     .code(ERROR_CODES[code].status)
     .type('application/json; charset=utf-8')
     .send(errorEnvelope(code, message, details, retryAfterMs));
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors raised before routing (a malformed percent-escape in the URL)
+ * in the envelope, without the refused value (Fastify's own message repeats the URL, which may be PHI).
+ */
+export function frameworkErrorsInEnvelope(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void send(reply, 'BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a percent-escape is not valid).' : undefined, {});
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any request exists (a bad
+ * request line, control characters in a header, conflicting Content-Length, headers over the limit)
+ * gets the envelope as a raw HTTP response, then the connection closes. Nothing of the request is
+ * echoed; a connection already gone is just destroyed.
+ */
+export function clientErrorInEnvelope(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST';
+  const { status } = ERROR_CODES[code];
+  const body = JSON.stringify(errorEnvelope(code, undefined, {}, null));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

@@ -19,6 +19,9 @@ export async function registerProductionHeaders(app: FastifyInstance, config: Co
     allowedHeaders: ['authorization', 'content-type', 'dpop', 'if-match', 'x-api-key', 'x-idempotency-key', 'x-request-id', 'last-event-id'],
     exposedHeaders: ['etag', 'location', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'x-request-id'],
     maxAge: 600,
+    // An OPTIONS that is not a CORS preflight (no Origin) is answered 204 like any allowed method,
+    // not with the plugin's plain-text 400 outside the envelope.
+    strictPreflight: false,
   });
   if (production && config.REGISTRY_TLS_CERT_FILE) {
     app.addHook('onSend', async (_request, reply) => {

@@ -1,0 +1,68 @@
+/**
+ * Errors raised before a route runs get the error envelope too (issue 19, finding 4): Fastify's own
+ * (a malformed percent-escape) and Node's HTTP parser's (control characters in a header, conflicting
+ * Content-Length, a bad request line, headers over the limit). Sent over raw sockets to a listening
+ * registry, since these never reach a route; nothing of the refused request is echoed.
+ */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { describe, test } from 'node:test';
+import { startRegistries, testScope } from '../../helpers/listening.ts';
+
+/** Writes `raw` to the registry and returns everything it answers until it closes the connection. */
+function exchange(port: number, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+function envelopeOf(answer: string): { status: number; contentType: string; body: { error: { code: string; message: string } } } {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  const contentType = /\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1] ?? '';
+  return { status, contentType, body: JSON.parse(body) };
+}
+
+describe('errors before routing are answered in the envelope', () => {
+  test("Node's parser: control characters, conflicting Content-Length, a bad request line, headers over the limit", async (t) => {
+    const [registry] = await startRegistries(testScope(t), 'sqlite');
+    const port = Number(new URL((registry as { baseUrl: string }).baseUrl).port);
+    const cases: Array<[string, string, number, string]> = [
+      ['control character in a header', 'GET /v1/agents HTTP/1.1\r\nhost: x\r\nx-note: MRN\x01 00482913\r\n\r\n', 400, 'BAD_REQUEST'],
+      ['conflicting Content-Length', 'POST /v1/agents HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ncontent-length: 6\r\n\r\nhello', 400, 'BAD_REQUEST'],
+      ['a bad request line', 'GET /v1/agents NHS-943-476-5919\r\n\r\n', 400, 'BAD_REQUEST'],
+      ['headers over 16 KiB', `GET /v1/agents HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    ];
+    for (const [name, raw, status, code] of cases) {
+      const answer = await exchange(port, raw);
+      const parsed = envelopeOf(answer);
+      assert.equal(parsed.status, status, name);
+      assert.equal(parsed.contentType, 'application/json; charset=utf-8', name);
+      assert.equal(parsed.body.error.code, code, name);
+      assert.doesNotMatch(answer, /00482913|943-476-5919|aaaaaaaa/, `${name}: nothing of the request is echoed`);
+    }
+  });
+
+  test('a malformed percent-escape is 400 BAD_REQUEST without the URL; OPTIONS without Origin is not a plain-text error', async (t) => {
+    const [registry] = await startRegistries(testScope(t), 'sqlite');
+    const base = (registry as { baseUrl: string }).baseUrl;
+    const port = Number(new URL(base).port);
+    const answer = await exchange(port, 'GET /v1/agents/NHS%20943%20476%205919%zz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    const parsed = envelopeOf(answer);
+    assert.equal(parsed.status, 400);
+    assert.equal(parsed.body.error.code, 'BAD_REQUEST');
+    assert.doesNotMatch(answer, /943/);
+    const options = await fetch(`${base}/v1/agents`, { method: 'OPTIONS' });
+    assert.equal(options.status, 204);
+    const preflight = await fetch(`${base}/v1/agents`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
+  });
+});
