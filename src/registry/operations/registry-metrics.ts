@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import type { Storage } from '../../core/storage/database.ts';
+import { countRunsByStatus } from '../../core/storage/stores/computer-use-store.ts';
 import { observeCommits } from '../../core/storage/write-unit.ts';
 
 /**
@@ -13,7 +14,9 @@ import { observeCommits } from '../../core/storage/write-unit.ts';
  * - `ward_health_probes_total{outcome}`: endpoint probes by outcome (`healthy`, or the failure class:
  *   `timeout`, `refused`, `not_protocol`, `private_address`…);
  * - `ward_db_pool_connections{state}` (PostgreSQL): the pool's connections `in_use`, `idle`, `max`, and
- *   requests `waiting` for one.
+ *   requests `waiting` for one;
+ * - `ward_computer_use_runs{status}`: computer-use runs in the store by status (shared by every
+ *   instance: `queued` and `running` are now, the ended statuses are totals).
  */
 export function createRegistryMetrics(server: ServerMetrics, deps: { storage: Storage; discoveryCacheStats: () => { hits: number; misses: number } }) {
   const registers = [server.registry];
@@ -61,6 +64,21 @@ export function createRegistryMetrics(server: ServerMetrics, deps: { storage: St
       },
     });
   }
+
+  const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled', 'max_turns_reached'];
+  new Gauge({
+    name: 'ward_computer_use_runs',
+    help: 'Computer-use runs in the store by status: queued and running now, the ended statuses in total',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      // A database that does not answer leaves the last values (readiness reports the outage).
+      const rows = await countRunsByStatus(deps.storage.db).catch(() => undefined);
+      if (!rows) return;
+      const counts = new Map(rows.map((row) => [row.status, row.count]));
+      for (const status of RUN_STATUSES) this.set({ status }, counts.get(status) ?? 0);
+    },
+  });
 
   const probes = new Counter({ name: 'ward_health_probes_total', help: 'Endpoint health probes by outcome: healthy, or the class of failure', labelNames: ['outcome'], registers });
 

@@ -163,6 +163,11 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
       const list = (await (await api(stack, 'GET', '/v1/admin/computer-use/runs?limit=1')).json()) as any;
       assert.equal(list.runs[0].session_id, sessionId);
       assert.equal(list.runs[0].status, 'completed');
+
+      // The operator's view: runs by status in /metrics.
+      const metrics = await (await api(stack, 'GET', '/metrics')).text();
+      assert.match(metrics, /^ward_computer_use_runs\{status="completed"[^}]*\} 1$/m);
+      assert.match(metrics, /^ward_computer_use_runs\{status="running"[^}]*\} 0$/m);
     });
   }
 

@@ -141,3 +141,13 @@ export async function ledgerLeavesForSeqs(db: Db, seqs: readonly number[]): Prom
   const rows = await db.selectFrom('ledger_leaves').selectAll().where('seq', 'in', [...seqs]).orderBy('leaf_index', 'asc').execute();
   return rows.map((row) => ({ leaf_index: Number(row.leaf_index), seq: Number(row.seq), leaf_hash: row.leaf_hash, entry: row.entry }));
 }
+
+/** How many runs the store holds in each status (for the metrics; a few rows however many runs). */
+export async function countRunsByStatus(db: Db): Promise<Array<{ status: string; count: number }>> {
+  const rows = await db
+    .selectFrom('computer_use_runs')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .groupBy('status')
+    .execute();
+  return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
+}
