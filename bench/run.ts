@@ -22,8 +22,9 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? (QUICK ? 1 : 6));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-const SQLITE_SIZES = (process.env.BENCH_AGENTS ?? (QUICK ? '2000' : '100000')).split(',').map(Number);
-const PG_SIZES = (process.env.BENCH_PG_AGENTS ?? (QUICK ? '2000' : '100000,1000000')).split(',').map(Number);
+// An empty list skips that backend (BENCH_AGENTS= measures PostgreSQL alone).
+const SQLITE_SIZES = (process.env.BENCH_AGENTS ?? (QUICK ? '2000' : '100000')).split(',').map(Number).filter((n) => n > 0);
+const PG_SIZES = (process.env.BENCH_PG_AGENTS ?? (QUICK ? '2000' : '100000,1000000')).split(',').map(Number).filter((n) => n > 0);
 /** Above this many agents the PostgreSQL data is seeded in SQL (generate_series), not through the service. */
 const SQL_SEED_FROM = 200_000;
 
