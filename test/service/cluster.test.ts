@@ -100,6 +100,23 @@ describe('three registry instances behind HAProxy', { skip }, () => {
     }
   });
 
+  test('/metrics through the balancer shows the request counts moving with the traffic', async () => {
+    // Round-robin: three scrapes in a row reach the three instances, one each.
+    const discoveries = async () => {
+      let total = 0;
+      for (let i = 0; i < 3; i += 1) {
+        const text = await (await fetch(`${cluster.url}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith('ward_http_requests_total{') && l.includes('route="/v1/discover"') && l.includes('status="200"'));
+        total += line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+      }
+      return total;
+    };
+    const before = await discoveries();
+    for (let i = 0; i < 60; i += 1) assert.equal((await fetch(`${cluster.url}/v1/discover?capability=metrics.skill`)).status, 200);
+    const after = await discoveries();
+    assert.ok(after - before >= 20, `the discovery counters moved by ${after - before} for 60 requests`);
+  });
+
   test('the same idempotency key sent to two instances at the same moment makes one record', async () => {
     const [one, two] = cluster.instances.map((instance) => instance.url) as [string, string];
     const key = randomUUID();
