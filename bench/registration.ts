@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { combine, dropSchema, type Figures } from './measure.ts';
 import { startChild, startQuietRegistry, stop } from './processes.ts';
 import { syntheticAgent } from './seed.ts';
 
@@ -19,7 +20,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 
-type Figures = { rps: number; p50: number; p99: number; errors: number; non2xx: number };
 type Row = { backend: string; ward: Figures; bare: Figures; ratio: number };
 
 let counter = 0;
@@ -45,18 +45,6 @@ async function register(url: string): Promise<Figures> {
     ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-
-function combine(rounds: Figures[]): Figures {
-  return {
-    rps: median(rounds.map((r) => r.rps)),
-    p50: median(rounds.map((r) => r.p50)),
-    p99: median(rounds.map((r) => r.p99)),
-    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
-    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
-  };
 }
 
 async function scenario(backend: 'sqlite' | 'postgres'): Promise<Row> {
@@ -94,13 +82,7 @@ async function scenario(backend: 'sqlite' | 'postgres'): Promise<Row> {
   } finally {
     await stop(registry.child);
     rmSync(dir, { recursive: true, force: true });
-    if (backend === 'postgres') {
-      const pg = (await import('pg')).default;
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    if (backend === 'postgres') await dropSchema(PG_URL as string, schema);
   }
 }
 
