@@ -6,7 +6,7 @@ import { buildTestRegistry, writeHeaders } from '../helpers/registry.ts';
 describe('registry records of the shipped mesh agents', () => {
   test('one body per shipped agent, its endpoint at the gateway, its skills for discovery', () => {
     const bodies = meshAgentRegistrations({ gatewayUrl: 'http://127.0.0.1:8100/' });
-    assert.deepEqual(bodies.map((body) => body.endpoints[0]?.url), ['http://127.0.0.1:8100/rpc/consent', 'http://127.0.0.1:8100/rpc/triage', 'http://127.0.0.1:8100/rpc/clinician_avatar']);
+    assert.deepEqual(bodies.map((body) => body.endpoints[0]?.url), ['http://127.0.0.1:8100/rpc/consent/', 'http://127.0.0.1:8100/rpc/triage/', 'http://127.0.0.1:8100/rpc/clinician_avatar/']);
     assert.deepEqual(bodies.map((body) => body.capabilities.skills), [['consent.verify'], ['triage.assess'], ['consultation.structured']]);
     for (const body of bodies) {
       assert.equal(body.endpoints[0]?.protocol, 'mesh-a2a-jsonrpc');

@@ -7,6 +7,8 @@ import { loadConfig } from '../../src/core/config.ts';
 import { loadMeshConfig } from '../../src/mesh/mesh-config.ts';
 import { issueMeshToken } from '../../src/mesh/runtime/auth.ts';
 import { startService } from '../../src/service/start-service.ts';
+import { TaskState } from '@a2a-js/sdk';
+import { a2aUserMessage, officialA2aClient } from '../mesh/runtime/a2a/official-client.ts';
 
 const CALLER = 'did:web:localhost:agents:flow-test';
 
@@ -30,7 +32,7 @@ describe('ward start: the standard flow', () => {
       await fetch(`${registryUrl}/v1/route`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ capability: 'triage.assess' }) })
     ).json()) as any;
     assert.equal(advice.resolved_target, triage.agent_id);
-    assert.equal(advice.selected.url, `${service.gateway.url}/rpc/triage`);
+    assert.equal(advice.selected.url, `${service.gateway.url}/rpc/triage/`);
 
     const token = await issueMeshToken({ secret: loadMeshConfig(env).MESH_JWT_SECRET, sub: CALLER });
     const call = async (method: string, params: Record<string, unknown>) => {
@@ -55,6 +57,39 @@ describe('ward start: the standard flow', () => {
     }
     assert.equal(task.status.state, 'completed');
     assert.match(JSON.stringify(task.status.message), /Urgency: (high|emergency)/);
+  });
+
+  test('the official A2A client, with its defaults and only an auth hook, works from the URL routing advice gives', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ward-flow-'));
+    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', CONSOLE_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
+    const service = await startService(loadConfig(env), loadMeshConfig(env), env);
+    t.after(async () => {
+      await service.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const advice = (await (
+      await fetch(`${service.registry.ward.baseUrl()}/v1/route`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ capability: 'triage.assess' }) })
+    ).json()) as any;
+    const token = await issueMeshToken({ secret: loadMeshConfig(env).MESH_JWT_SECRET, sub: CALLER });
+    const client = await officialA2aClient(advice.selected.url, { authorization: `Bearer ${token}`, 'x-agent-id': CALLER });
+
+    const vitals = { chief_complaint: 'chest pain', vital_signs: { heart_rate: 118, systolic_bp: 95, respiratory_rate: 22, oxygen_saturation: 94 } };
+    const done: any = await client.sendMessage(a2aUserMessage({ data: vitals }));
+    assert.equal(done.status.state, TaskState.TASK_STATE_COMPLETED);
+    assert.match(JSON.stringify(done.status.message), /Urgency: (critical|high|emergency)/);
+    const read: any = await client.getTask({ id: done.id, tenant: '' });
+    assert.equal(read.id, done.id);
+    assert.equal(read.artifacts.length > 0, true);
+
+    const events: string[] = [];
+    for await (const event of client.sendMessageStream(a2aUserMessage({ data: vitals }))) events.push((event as any).payload.$case);
+    assert.equal(events[0], 'task');
+    assert.ok(events.includes('statusUpdate'));
+
+    const waiting: any = await client.sendMessage(a2aUserMessage({ text: '' }));
+    assert.equal(waiting.status.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    const canceled: any = await client.cancelTask({ id: waiting.id, tenant: '', metadata: undefined });
+    assert.equal(canceled.status.state, TaskState.TASK_STATE_CANCELED);
   });
 
   test('starting again on the same data keeps one registration per agent and follows a new gateway port', async (t) => {

@@ -85,7 +85,7 @@ export class AgentFleet {
       ...shared,
       ...agent?.env,
       AGENT_PORT: String(agent?.port ?? 0),
-      AGENT_PUBLIC_URL: `${gateway}/rpc/${alias}`,
+      AGENT_PUBLIC_URL: `${gateway}/rpc/${alias}/`,
       MESH_GATEWAY_URL: gateway,
       MESH_MANIFEST: this.#options.manifest.source,
       MESH_DATA_DIR: this.#options.config.MESH_DATA_DIR,

@@ -117,7 +117,8 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     await fleet.stopAll();
   });
 
-  app.post<{ Params: { alias: string } }>('/rpc/:alias', async (request, reply) => {
+  // `/rpc/<alias>/` is the URL registered and advised: A2A clients find the card relative to it.
+  const rpc = async (request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     try {
       await principalOf(request, body);
@@ -158,15 +159,22 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     });
     agent.touch();
     return reply;
-  });
+  };
+  app.post<{ Params: { alias: string } }>('/rpc/:alias', rpc);
+  app.post<{ Params: { alias: string } }>('/rpc/:alias/', rpc);
 
+  // Public, as A2A clients expect (a card carries no secrets); starting the agent is what a call would do.
   app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', async (request, reply) => {
     const { alias } = request.params;
     if (!fleet.has(alias)) return answer(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
     try {
-      await principalOf(request);
       const url = await fleet.ensure(alias);
-      const response = await fetch(`${url}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS) });
+      const version = header(request, 'a2a-version');
+      const response = await fetch(`${url}/.well-known/agent-card.json`, {
+        headers: version === undefined ? {} : { 'a2a-version': version },
+        signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
+      });
+      reply.header('vary', 'A2A-Version');
       return answer(reply, response.status, await response.json());
     } catch (error) {
       return answer(reply, isMeshRpcError(error) ? error.httpStatus : 502, failure(null, meshError(error)));

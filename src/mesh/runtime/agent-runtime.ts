@@ -183,15 +183,17 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
     pid: process.pid,
   }));
 
-  app.get('/.well-known/agent-card.json', async (request) =>
-    buildAgentCard({
+  app.get('/.well-known/agent-card.json', async (request, reply) => {
+    reply.header('vary', 'A2A-Version');
+    return buildAgentCard({
       info: agent.info,
       url: options.publicUrl ?? config.AGENT_PUBLIC_URL ?? `${request.protocol}://${request.host}/`,
       methods: [...methods.keys()],
       didVerify: config.DID_VERIFY,
       maxTokenTtlSeconds: config.MESH_JWT_MAX_TTL,
-    }),
-  );
+      a2aVersion: header(request, 'a2a-version'),
+    });
+  });
 
   await agent.routes?.(app);
   answerFrameworkErrorsAsJsonRpc(app, 'No such path; JSON-RPC goes to POST /.');

@@ -1,8 +1,11 @@
 /**
  * The capability card at `/.well-known/agent-card.json` (contract §10): `{name, description, url,
  * version, protocol, methods[], skills[], transports[], authentication, capabilities}`. The same
- * document is a valid A2A v0.3 agent card (`protocolVersion`, `preferredTransport`, input/output
- * modes, `securitySchemes`), so A2A clients can start from it.
+ * document is an A2A agent card for both protocol versions Ward speaks: v0.3 reads `url`,
+ * `protocolVersion` and `preferredTransport`; 1.0 reads `supportedInterfaces`, which lists the one
+ * URL twice (1.0 first, as 1.0 clients prefer it). Only the security schemes differ in shape between
+ * the versions, so they follow the `A2A-Version` header the caller sent (1.0 clients send it).
+ * A card holds no secrets: it is served without credentials.
  */
 import type { AgentInfo } from './mesh-agent.ts';
 
@@ -15,7 +18,23 @@ export type CardInput = {
   readonly methods: readonly string[];
   readonly didVerify: boolean;
   readonly maxTokenTtlSeconds: number;
+  /** The caller's `A2A-Version` header: `1.x` gets 1.0's security scheme shapes, anything else v0.3's. */
+  readonly a2aVersion?: string | undefined;
 };
+
+/** `A2A-Version: 1.0` (or 1.x) asks for 1.0 shapes; no header means a v0.3 client (A2A §3.6). */
+export function wantsA2aV1(version: string | undefined): boolean {
+  return version !== undefined && /^\s*1(\.\d+)?\s*$/.test(version);
+}
+
+function securityFor(a2aVersion: string | undefined) {
+  return wantsA2aV1(a2aVersion)
+    ? {
+        securitySchemes: { mesh_jwt: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } } },
+        securityRequirements: [{ schemes: { mesh_jwt: { list: [] } } }],
+      }
+    : { securitySchemes: { mesh_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, security: [{ mesh_jwt: [] }] };
+}
 
 function webSocketUrl(url: string): string {
   const ws = new URL(url.replace(/^http/, 'ws'));
@@ -33,11 +52,20 @@ export function buildAgentCard(input: CardInput) {
     protocol: MESH_PROTOCOL,
     protocolVersion: '0.3.0',
     preferredTransport: 'JSONRPC',
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
     methods: [...input.methods].sort(),
     skills: info.skills.map((skill) => ({ ...skill, tags: [...skill.tags] })),
     transports: [
       { type: 'jsonrpc', method: 'POST', url },
-      { type: 'sse', methods: ['tasks/sendSubscribe', 'tasks/resubscribe', 'message/stream'], url, resume: 'Last-Event-ID' },
+      {
+        type: 'sse',
+        methods: ['tasks/sendSubscribe', 'tasks/resubscribe', 'message/stream', 'SendStreamingMessage', 'SubscribeToTask'],
+        url,
+        resume: 'Last-Event-ID',
+      },
       { type: 'websocket', url: webSocketUrl(url), notifications: ['tasks/status'] },
     ],
     authentication: {
@@ -49,8 +77,7 @@ export function buildAgentCard(input: CardInput) {
       agent_id_header: 'X-Agent-ID',
       body_signature: input.didVerify ? { header: 'X-Mesh-Signature', format: 'detached-jws', key_source: 'did:web' } : null,
     },
-    securitySchemes: { mesh_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-    security: [{ mesh_jwt: [] }],
+    ...securityFor(input.a2aVersion),
     capabilities: {
       streaming: true,
       pushNotifications: false,

@@ -147,13 +147,18 @@ describe('gateway: forwarding', () => {
     assert.ok(anonymous.agents.every((agent: any) => !('log_tail' in agent)), 'log lines are not');
   });
 
-  test('the agent\'s card is served through the gateway with the gateway\'s URL as its address', async (t) => {
+  test('the agent\'s card is public through the gateway, with the gateway\'s URL (trailing slash) as its address', async (t) => {
     const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
-    const anonymous = await fetch(`${gateway.url}/rpc/probe/.well-known/agent-card.json`);
-    assert.equal(anonymous.status, 401);
-    const card: any = await (await fetch(`${gateway.url}/rpc/probe/.well-known/agent-card.json`, { headers: await authHeaders() })).json();
-    assert.equal(card.url, `${gateway.url}/rpc/probe`);
+    const anonymous = await fetch(`${gateway.url}/rpc/probe/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
+    assert.equal(anonymous.status, 200, 'cards carry no secrets; A2A clients fetch them before they authenticate');
+    const card: any = await anonymous.json();
+    assert.equal(card.url, `${gateway.url}/rpc/probe/`);
     assert.equal(card.protocol, 'mesh-a2a-jsonrpc');
+    assert.ok(card.securityRequirements, 'the A2A-Version header reaches the agent');
+    const viaSlash = await rpc(`${gateway.url}/rpc/probe/`, 'probe/info', {});
+    assert.equal(viaSlash.result.alias, 'probe');
+    const unknown = await fetch(`${gateway.url}/rpc/nobody/.well-known/agent-card.json`);
+    assert.equal(unknown.status, 404);
   });
 
   test('an unknown gateway path answers a JSON-RPC envelope', async (t) => {

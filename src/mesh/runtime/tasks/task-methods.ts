@@ -1,7 +1,7 @@
 /**
  * The task methods every agent with a task executor answers (contract §10): `tasks/send`,
- * `tasks/get`, `tasks/cancel`, `tasks/sendSubscribe`, `tasks/resubscribe`, and the A2A v0.3 aliases
- * `message/send` and `message/stream`. Transport-free: streams are async iterables of results.
+ * `tasks/get`, `tasks/cancel`, `tasks/sendSubscribe`, `tasks/resubscribe`, the A2A v0.3 aliases
+ * `message/send` and `message/stream` (A2A 1.0's methods are in a2a-v1-methods.ts). Transport-free: streams are async iterables of results.
  */
 import type { MeshCallContext } from '../call-context.ts';
 import type { RpcMethod, RpcStreamItem } from '../jsonrpc.ts';
@@ -38,7 +38,7 @@ function checkSender(params: TaskSendParams, context: RuntimeCallContext): void 
 type StreamStyle = 'mesh' | 'a2a';
 
 /** Frames a task's events: status updates always; artifact updates for A2A callers only. */
-async function* frame(
+export async function* frame(
   manager: TaskManager,
   task: TaskRecord,
   afterSeq: number | undefined,
@@ -70,21 +70,25 @@ export function watchTask(manager: TaskManager, taskId: string, context: Runtime
   return frame(manager, manager.get(taskId, context.principal.sub), undefined, context, 'mesh');
 }
 
+/** An A2A `message/send` (v0.3) or `SendMessage` (1.0): a new task, or the next turn of `message.taskId`. */
+export function sendA2aMessage(manager: TaskManager, params: MessageSendParams, context: RuntimeCallContext): TaskRecord {
+  return manager.send(
+    {
+      message: params.message,
+      ...(params.message.taskId === undefined ? {} : { task_id: params.message.taskId }),
+      ...(params.metadata === undefined ? {} : { metadata: params.metadata }),
+    },
+    context,
+  );
+}
+
 /** The task methods bound to one agent's task manager. */
 export function taskMethods(manager: TaskManager): Map<string, RpcMethod<RuntimeCallContext>> {
   const send = (params: TaskSendParams, context: RuntimeCallContext): TaskRecord => {
     checkSender(params, context);
     return manager.send(params, context);
   };
-  const sendMessage = (params: MessageSendParams, context: RuntimeCallContext): TaskRecord =>
-    manager.send(
-      {
-        message: params.message,
-        ...(params.message.taskId === undefined ? {} : { task_id: params.message.taskId }),
-        ...(params.metadata === undefined ? {} : { metadata: params.metadata }),
-      },
-      context,
-    );
+  const sendMessage = (params: MessageSendParams, context: RuntimeCallContext) => sendA2aMessage(manager, params, context);
   return new Map<string, RpcMethod<RuntimeCallContext>>([
     ['tasks/send', { params: TaskSendParams, handle: (params: TaskSendParams, context) => sendResult(send(params, context)) }],
     [

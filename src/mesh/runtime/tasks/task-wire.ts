@@ -7,8 +7,8 @@ import { Type, type Static } from 'typebox';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { Artifact, TaskEvent, TaskRecord } from './task-types.ts';
 
-const Metadata = Type.Record(Type.String(), Type.Unknown());
-const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' });
+export const Metadata = Type.Record(Type.String(), Type.Unknown());
+export const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' });
 
 export const PartSchema = Type.Union([
   Type.Object({ kind: Type.Literal('text'), text: Type.String({ maxLength: 100_000 }), metadata: Type.Optional(Metadata) }),
