@@ -54,6 +54,10 @@ export const ConfigSchema = Type.Object({
   REGISTRY_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_MTLS_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
+  /** How long a new signing key is valid (its trust anchor's `not_after`). */
+  REGISTRY_KEY_LIFETIME_DAYS: Type.Integer({ minimum: 2, maximum: 3650, default: 365 }),
+  /** Renew (rotate) the signing key this many days before its `not_after`; 0 only warns. */
+  REGISTRY_KEY_RENEW_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 30 }),
   REGISTRY_HEALTH_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 30_000 }),
   REGISTRY_HEALTH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
   REGISTRY_HEALTH_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
@@ -119,6 +123,9 @@ function checkSupported(config: Static<typeof ConfigSchema>): void {
     for (const variable of ['REGISTRY_TLS_CERT_FILE', 'REGISTRY_TLS_KEY_FILE', 'REGISTRY_MTLS_CA_FILE'] as const) {
       if (!config[variable]) throw new ConfigError(variable, 'is required when REGISTRY_AUTH_MODE=mtls');
     }
+  }
+  if (config.REGISTRY_KEY_RENEW_DAYS >= config.REGISTRY_KEY_LIFETIME_DAYS) {
+    throw new ConfigError('REGISTRY_KEY_RENEW_DAYS', `must be less than REGISTRY_KEY_LIFETIME_DAYS (${config.REGISTRY_KEY_LIFETIME_DAYS})`);
   }
   if (Boolean(config.REGISTRY_TLS_CERT_FILE) !== Boolean(config.REGISTRY_TLS_KEY_FILE)) {
     throw new ConfigError(config.REGISTRY_TLS_CERT_FILE ? 'REGISTRY_TLS_KEY_FILE' : 'REGISTRY_TLS_CERT_FILE', 'TLS needs both a certificate and a key');

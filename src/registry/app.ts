@@ -49,6 +49,7 @@ import { createLedgerService } from './ledger/ledger-service.ts';
 import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './routes/events.ts';
 import { createInstanceHeartbeat } from './operations/instance-heartbeat.ts';
 import { createRegistryMetrics, type RegistryMetrics } from './operations/registry-metrics.ts';
+import { createKeyRenewal } from './trust/key-renewal.ts';
 import { createServerMetrics } from '../core/http/http-metrics.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
 import { operationsRoutes } from './routes/operations.ts';
@@ -84,7 +85,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
   let eventHub: EventHub | undefined;
   try {
     await migrateToLatest(storage);
-    const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock);
+    const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock, config.REGISTRY_KEY_LIFETIME_DAYS);
     const knownIssuers = await loadKnownIssuers(config, signer);
 
     const app = Fastify({
@@ -176,8 +177,20 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       onError: (error) => app.log.warn({ err: error }, 'event wake-up connection failed; reconnecting'),
     });
     const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
+    const keyRenewal = createKeyRenewal({
+      storage,
+      signer,
+      clock,
+      registryId,
+      lifetimeDays: config.REGISTRY_KEY_LIFETIME_DAYS,
+      renewDays: config.REGISTRY_KEY_RENEW_DAYS,
+      log: { info: (fields, message) => app.log.info(fields, message), warn: (fields, message) => app.log.warn(fields, message) },
+      // The parent's statements must name the new key before bundles signed with it can verify.
+      onRotated: () => parentLink.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'refreshing the delegation after renewal failed')),
+    });
     const services: RegistryServices = {
       config,
+      keyRenewal,
       healthProber,
       storage,
       clock,
@@ -219,7 +232,11 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       }),
       baseUrl,
     };
-    services.metrics = createRegistryMetrics(serverMetrics, { storage, discoveryCacheStats: () => services.discoveryCache.stats() });
+    services.metrics = createRegistryMetrics(serverMetrics, {
+      storage,
+      discoveryCacheStats: () => services.discoveryCache.stats(),
+      signingKeyExpiresInSeconds: () => keyRenewal.expiresInSeconds(),
+    });
     app.decorate('ward', services);
     app.setValidatorCompiler(validatorCompiler);
     // Only JSON bodies: without this Fastify would accept text/plain and fail later, less clearly.
@@ -279,6 +296,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     // Only a listening registry probes; an app driven by inject() in tests runs rounds on demand.
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onListen', async () => heartbeat.start());
+    app.addHook('onListen', async () => keyRenewal.start());
     // Runs left unended by an instance that stopped (crashed) are recorded as failed by the others.
     const orphanSweep = setInterval(() => {
       services.computerUse.runs.sweepOrphans().catch((error: unknown) => app.log.warn({ err: error }, 'computer-use sweep failed'));
@@ -296,6 +314,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       await healthProber.stop();
       await heartbeat.stop();
       parentLink.stop();
+      keyRenewal.stop();
       await services.eventHub.close();
       clearInterval(sweep);
       clearInterval(orphanSweep);

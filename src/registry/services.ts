@@ -15,6 +15,7 @@ import type { ParentLink } from './federation/parent-link.ts';
 import type { RegistryMetrics } from './operations/registry-metrics.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ComputerUseService } from './computer-use/computer-use-service.ts';
+import type { KeyRenewal } from './trust/key-renewal.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
 export type RegistryServices = {
@@ -41,6 +42,8 @@ export type RegistryServices = {
   /** This registry's link to its parent: the chain it holds (its own alone without a parent). */
   readonly parentLink: ParentLink;
   readonly federatedDiscovery: FederatedDiscovery;
+  /** Renews the signing key before its `not_after` (trust/key-renewal.ts). */
+  readonly keyRenewal: KeyRenewal;
   /** This registry's URI, `registry://<jurisdiction>/registries/<name>`. */
   readonly registryId: string;
   /** The delegation chain from the root down to this registry, and the statements that prove it. */

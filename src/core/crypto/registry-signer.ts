@@ -8,6 +8,7 @@ import {
   findSigningKeys,
   insertActiveSigningKeyIfNone,
   listPublishedSigningKeys,
+  setOpenKeyWindow,
   type SigningKeyRow,
 } from '../storage/stores/signing-key-store.ts';
 
@@ -62,9 +63,12 @@ type Loaded = {
  * default, kept in storage). When several instances start together exactly one key wins. Signing
  * re-reads the keys at most every few seconds, so a rotation on any instance reaches all of them.
  */
-export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, clock: Clock): Promise<RegistrySigner> {
-  if (!(await findActiveSigningKey(storage.db))) {
-    await insertActiveSigningKeyIfNone(storage.db, await createSigningKey(alg, clock.now()));
+export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, clock: Clock, lifetimeDays: number): Promise<RegistrySigner> {
+  const existing = await findActiveSigningKey(storage.db);
+  if (!existing) {
+    await insertActiveSigningKeyIfNone(storage.db, await createSigningKey(alg, clock.now(), lifetimeDays));
+  } else if (existing.not_after === null) {
+    await setOpenKeyWindow(storage.db, existing.kid, openKeyEnd(existing.not_before, clock.now(), lifetimeDays));
   }
 
   async function load(): Promise<Loaded> {
@@ -140,8 +144,18 @@ function publicJwk(row: SigningKeyRow): JWK {
   return { ...(row.public_jwk as JWK), kid: row.kid, alg: row.alg, use: 'sig', not_before: row.not_before, not_after: row.not_after } as JWK;
 }
 
-/** A new key pair as a storage row; its kid is the RFC 7638 thumbprint of the public key. */
-export async function createSigningKey(alg: SigningAlg, now: Date): Promise<Omit<SigningKeyRow, 'active'>> {
+const DAY_MS = 86_400_000;
+
+/** A key made before keys had a window: `not_before` + the lifetime, but never sooner than a week from now (time to renew). */
+export function openKeyEnd(notBefore: string, now: Date, lifetimeDays: number): string {
+  return new Date(Math.max(Date.parse(notBefore) + lifetimeDays * DAY_MS, now.getTime() + 7 * DAY_MS)).toISOString();
+}
+
+/**
+ * A new key pair as a storage row; its kid is the RFC 7638 thumbprint of the public key. It is valid
+ * for `lifetimeDays` (spec: a trust anchor's `not_after` is a time); renewal rotates it before then.
+ */
+export async function createSigningKey(alg: SigningAlg, now: Date, lifetimeDays: number): Promise<Omit<SigningKeyRow, 'active'>> {
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const publicJwk = await exportJWK(publicKey);
   const at = now.toISOString();
@@ -151,7 +165,7 @@ export async function createSigningKey(alg: SigningAlg, now: Date): Promise<Omit
     public_jwk: publicJwk as Record<string, unknown>,
     private_jwk: (await exportJWK(privateKey)) as Record<string, unknown>,
     not_before: at,
-    not_after: null,
+    not_after: new Date(now.getTime() + lifetimeDays * DAY_MS).toISOString(),
     created_at: at,
   };
 }

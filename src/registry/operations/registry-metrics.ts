@@ -16,9 +16,16 @@ import { observeCommits } from '../../core/storage/write-unit.ts';
  * - `ward_db_pool_connections{state}` (PostgreSQL): the pool's connections `in_use`, `idle`, `max`, and
  *   requests `waiting` for one;
  * - `ward_computer_use_runs{status}`: computer-use runs in the store by status (shared by every
- *   instance: `queued` and `running` are now, the ended statuses are totals).
+ *   instance: `queued` and `running` are now, the ended statuses are totals);
+ * - `ward_signing_key_expires_in_seconds`: time left before the active signing key's `not_after`.
  */
-export function createRegistryMetrics(server: ServerMetrics, deps: { storage: Storage; discoveryCacheStats: () => { hits: number; misses: number } }) {
+export type RegistryMetricsDeps = {
+  storage: Storage;
+  discoveryCacheStats: () => { hits: number; misses: number };
+  signingKeyExpiresInSeconds: () => number;
+};
+
+export function createRegistryMetrics(server: ServerMetrics, deps: RegistryMetricsDeps) {
   const registers = [server.registry];
   const commitSeconds = new Histogram({
     name: 'ward_write_commit_seconds',
@@ -77,6 +84,15 @@ export function createRegistryMetrics(server: ServerMetrics, deps: { storage: St
       if (!rows) return;
       const counts = new Map(rows.map((row) => [row.status, row.count]));
       for (const status of RUN_STATUSES) this.set({ status }, counts.get(status) ?? 0);
+    },
+  });
+
+  new Gauge({
+    name: 'ward_signing_key_expires_in_seconds',
+    help: "Seconds until the active signing key's not_after (renewal rotates it REGISTRY_KEY_RENEW_DAYS before)",
+    registers,
+    collect() {
+      this.set(deps.signingKeyExpiresInSeconds());
     },
   });
 

@@ -119,6 +119,7 @@ export const RotatedKeySchema = Type.Object(
     key_id: Type.String(),
     alg: Alg,
     not_before: Timestamp,
+    not_after: Timestamp,
     previous: Nullable(Type.Object({ key_id: Type.String(), alg: Alg, not_after: Timestamp })),
   },
   { title: 'RotatedKey' },

@@ -7,27 +7,33 @@ export type RotatedKey = {
   key_id: string;
   alg: SigningAlg;
   not_before: string;
+  not_after: string;
   previous: { key_id: string; alg: SigningAlg; not_after: string } | null;
 };
 
 /**
  * Key rotation (contract §5, docs/federation.md): a new key signs from now on; the old public key
- * stays published, and keeps verifying what it signed, until `now + retireAfterSeconds`. The change
- * and its `trust.key_rotated` event commit together; callers reload the signer afterwards.
+ * stays published, and keeps verifying what it signed, until `now + retireAfterSeconds` (or its own
+ * `not_after`, if sooner). The change and its `trust.key_rotated` event commit together; callers
+ * reload the signer afterwards. With `expectedKid` nothing happens (undefined) unless that key is
+ * still the active one: renewal on several instances rotates once.
  */
 export async function rotateRegistryKey(
   unit: WriteUnit,
   ctx: CallContext,
-  options: { registryId: string; alg: SigningAlg; retireAfterSeconds: number },
-): Promise<RotatedKey> {
+  options: { registryId: string; alg: SigningAlg; retireAfterSeconds: number; lifetimeDays: number; expectedKid?: string },
+): Promise<RotatedKey | undefined> {
   const now = ctx.clock.now();
-  const next = await createSigningKey(options.alg, now);
-  const retireAt = new Date(now.getTime() + options.retireAfterSeconds * 1000).toISOString();
-  const previous = await rotateSigningKey(unit.tx, next, retireAt);
+  const next = await createSigningKey(options.alg, now, options.lifetimeDays);
+  const requestedRetirement = new Date(now.getTime() + options.retireAfterSeconds * 1000).toISOString();
+  const rotated = await rotateSigningKey(unit.tx, next, requestedRetirement, options.expectedKid);
+  if (!rotated) return undefined;
+  const { previous, retiredAt: retireAt } = rotated;
   const result: RotatedKey = {
     key_id: next.kid,
     alg: options.alg,
     not_before: next.not_before,
+    not_after: next.not_after as string,
     previous: previous ? { key_id: previous.kid, alg: previous.alg as SigningAlg, not_after: retireAt } : null,
   };
   unit.emit({

@@ -217,7 +217,8 @@ for (const backend of BACKENDS) {
       const anchors = (await root.call({ method: 'GET', url: '/v1/trust/anchors' })).body.anchors;
       assert.deepEqual(anchors.map((a: { key_id: string }) => a.key_id), [oldKid, rotated.body.key_id]);
       assert.equal(anchors[0].not_after, rotated.body.previous.not_after);
-      assert.equal(anchors[1].not_after, null);
+      assert.equal(anchors[1].not_after, rotated.body.not_after);
+      assert.ok(Date.parse(rotated.body.not_after) > Date.now() + 300 * 86_400_000, 'a new key is valid for a year by default');
       for (const a of anchors) assert.equal(a.role, 'root');
 
       const anchor = await rootAnchor(root);

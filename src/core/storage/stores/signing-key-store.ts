@@ -56,16 +56,33 @@ export async function insertActiveSigningKeyIfNone(db: Db, key: Omit<SigningKeyR
  * Rotation, inside a write unit: the active key stops signing and stays published until `retireAt`;
  * `next` becomes the active key. Returns the retired key (undefined if there was none).
  */
-export async function rotateSigningKey(tx: Db, next: Omit<SigningKeyRow, 'active'>, retireAt: string): Promise<SigningKeyRow | undefined> {
+/**
+ * Makes `next` the active key; the previous one stays published until `retireAt`, or its own
+ * `not_after` if that comes first (a key never outlives its window). With `expectedKid`, rotates only
+ * if that key is still the active one and answers `undefined` otherwise (another instance renewed it).
+ */
+export async function rotateSigningKey(
+  tx: Db,
+  next: Omit<SigningKeyRow, 'active'>,
+  retireAt: string,
+  expectedKid?: string,
+): Promise<{ previous: SigningKeyRow | undefined; retiredAt: string } | undefined> {
   const previous = await findActiveSigningKey(tx);
+  if (expectedKid !== undefined && previous?.kid !== expectedKid) return undefined;
+  const retiredAt = previous?.not_after && previous.not_after < retireAt ? previous.not_after : retireAt;
   if (previous) {
-    await tx.updateTable('signing_keys').set({ active: null, not_after: retireAt }).where('kid', '=', previous.kid).execute();
+    await tx.updateTable('signing_keys').set({ active: null, not_after: retiredAt }).where('kid', '=', previous.kid).execute();
   }
   await tx
     .insertInto('signing_keys')
     .values({ ...next, active: 1, public_jwk: JSON.stringify(next.public_jwk), private_jwk: JSON.stringify(next.private_jwk) })
     .execute();
-  return previous;
+  return { previous, retiredAt };
+}
+
+/** Gives a key made without a validity window (before keys had one) its `not_after`. */
+export async function setOpenKeyWindow(db: Db, kid: string, notAfter: string): Promise<void> {
+  await db.updateTable('signing_keys').set({ not_after: notAfter }).where('kid', '=', kid).where('not_after', 'is', null).execute();
 }
 
 /** The keys with these kids, whatever their state (a retired key still proves who held it). */
