@@ -42,6 +42,11 @@ export const MeshConfigSchema = Type.Object({
   GATEWAY_RESTART_BACKOFF_MAX_MS: Millis(30_000),
   GATEWAY_REQUEST_TIMEOUT_MS: Millis(60_000),
   GATEWAY_PHI_GUARD: Type.Boolean({ default: true }),
+  /**
+   * `free`: the gateway's agents listen on ports the system picks (nothing else on the machine can
+   * collide with them); `manifest`: on their manifest ports (for a firewall or a proxy in front).
+   */
+  GATEWAY_AGENT_PORTS: Type.Union([Type.Literal('free'), Type.Literal('manifest')], { default: 'free' }),
   DID_VERIFY: Type.Boolean({ default: false }),
   DID_WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   /** The speech engine the clinician avatar runs as a separate process (a name on PATH or a path). */

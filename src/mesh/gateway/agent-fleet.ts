@@ -84,12 +84,18 @@ export class AgentFleet {
       ...env,
       ...shared,
       ...agent?.env,
-      AGENT_PORT: String(agent?.port ?? 0),
+      // The child reports the port it got over IPC, so a free port needs no guessing.
+      AGENT_PORT: String(config.GATEWAY_AGENT_PORTS === 'manifest' ? (agent?.port ?? 0) : 0),
       AGENT_PUBLIC_URL: `${gateway}/rpc/${alias}/`,
       MESH_GATEWAY_URL: gateway,
       MESH_MANIFEST: this.#options.manifest.source,
       MESH_DATA_DIR: this.#options.config.MESH_DATA_DIR,
     };
+  }
+
+  /** The agents a call to `alias` must wait for (it or its dependencies not running), in start order. */
+  notRunningFor(alias: string): string[] {
+    return startOrder(this.#options.manifest, alias).filter((name) => this.get(name).state !== 'running');
   }
 
   /** Starts `alias` and its dependencies (dependencies first); resolves with the agent's URL. */

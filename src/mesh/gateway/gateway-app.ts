@@ -16,7 +16,7 @@ import { isMeshRpcError, meshErrorObject, type JsonRpcErrorObject } from '../run
 import { nextTraceparent, parseTraceparent } from '../runtime/trace-context.ts';
 import { AgentFleet } from './agent-fleet.ts';
 import { FORWARDED_REQUEST_HEADERS, forward, pickHeaders } from './forward.ts';
-import { decodeBody, errorsFor } from './gateway-errors.ts';
+import { decodeBody, errorsFor, plainHttpStatus } from './gateway-errors.ts';
 import { loadManifest, type AgentManifest } from './manifest.ts';
 import { proxyWebSocket } from './ws-proxy.ts';
 import { closeSocketsForShutdown } from '../runtime/streaming/websocket.ts';
@@ -135,11 +135,20 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       const findings = value === undefined ? [] : scanForPhi(value);
       if (findings.length > 0) return answer(reply, 200, errorsFor(value, meshErrorObject('PHI_BLOCKED', undefined, { findings })));
     }
+    // A first call waits for agents to start (seconds): say so in the log, and in the answer's Server-Timing.
+    const waitingFor = fleet.notRunningFor(alias);
+    const waitStarted = performance.now();
+    if (waitingFor.length > 0) request.log.info({ alias, starting: waitingFor }, 'waiting for agents to start before forwarding');
     let url: string;
     try {
       url = await fleet.ensure(alias);
     } catch (error) {
       return answer(reply, 200, errorsFor(decoded(), meshError(error)));
+    }
+    if (waitingFor.length > 0) {
+      const ms = Math.round(performance.now() - waitStarted);
+      request.log.info({ alias, started: waitingFor, wait_ms: ms }, 'agents started; forwarding');
+      reply.raw.setHeader('server-timing', `agent-start;dur=${ms};desc="${waitingFor.join(' ')}"`);
     }
     const agent = fleet.get(alias);
     reply.hijack();
@@ -177,7 +186,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       reply.header('vary', 'A2A-Version');
       return answer(reply, response.status, await response.json());
     } catch (error) {
-      return answer(reply, isMeshRpcError(error) ? error.httpStatus : 502, failure(null, meshError(error)));
+      return answer(reply, plainHttpStatus(error), failure(null, meshError(error)));
     }
   });
 
@@ -193,8 +202,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
           const url = await fleet.ensure(alias);
           upstreamSockets.set(request, { url: `${url.replace(/^http/, 'ws')}/ws`, traceparent: nextTraceparent(header(request, 'traceparent')) });
         } catch (error) {
-          const status = isMeshRpcError(error) ? (error.errorName === 'AGENT_UNKNOWN' ? 404 : error.httpStatus === 401 ? 401 : 503) : 500;
-          return answer(reply, status, failure(null, meshError(error)));
+          return answer(reply, plainHttpStatus(error), failure(null, meshError(error)));
         }
       },
     },

@@ -3,7 +3,7 @@
  * the payload it refuses: one error per request of a batch, `id: null` when none can be read.
  */
 import { failure, parseValue, requestIds, type JsonRpcFailure } from '../runtime/jsonrpc.ts';
-import type { JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
+import { isMeshRpcError, type JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
 
 /** The body decoded, or undefined when it is not JSON. */
 export function decodeBody(body: Buffer): unknown {
@@ -19,4 +19,16 @@ export function errorsFor(decoded: unknown, error: JsonRpcErrorObject): JsonRpcF
   const { batch, ids } = requestIds(parseValue(decoded));
   if (!batch || ids.length === 0) return failure(ids[0] ?? null, error);
   return ids.map((id) => failure(id, error));
+}
+
+/**
+ * The HTTP status of a gateway failure on a route that is not JSON-RPC (the card, the WebSocket
+ * upgrade), where the status is the only thing a plain HTTP client reads: unknown alias 404, bad
+ * credentials 401, an agent that cannot start 503, anything else 502 (JSON-RPC keeps 200, contract §10).
+ */
+export function plainHttpStatus(error: unknown): number {
+  if (!isMeshRpcError(error)) return 502;
+  if (error.errorName === 'AGENT_UNKNOWN') return 404;
+  if (error.httpStatus === 401) return 401;
+  return error.errorName === 'AGENT_UNAVAILABLE' ? 503 : 502;
 }

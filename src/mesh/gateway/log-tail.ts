@@ -35,7 +35,7 @@ export function startFailureCause(path: string): string | undefined {
   const since = lines.findLastIndex((line) => line.startsWith('--- ward gateway: starting'));
   for (const line of lines.slice(since + 1).reverse()) {
     const text = messageOf(line).trim();
-    if (/\b(E[A-Z]{3,}|error|cannot|failed|refused|denied|invalid)\b/i.test(text) && !/^\s*at\s/.test(text)) return text.slice(0, 300);
+    if (/\b(E[A-Z]{3,}|error|cannot|failed|refused|denied|invalid|in use)\b/i.test(text) && !/^\s*at\s/.test(text)) return text.slice(0, 300);
   }
   return undefined;
 }

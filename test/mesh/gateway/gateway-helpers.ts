@@ -17,6 +17,8 @@ export type FixtureAgent = {
   dependencies?: string[];
   idle_timeout_ms?: number;
   start_timeout_ms?: number;
+  /** The manifest port (default 0); the gateway uses it only with GATEWAY_AGENT_PORTS=manifest. */
+  port?: number;
 };
 
 /** The environment of this process without mesh or registry settings: children see only what the gateway gives them. */
@@ -45,7 +47,7 @@ export async function startTestGateway(
         alias,
         {
           entry: agent.entry.startsWith('/') ? agent.entry : join(FIXTURES, `${agent.entry}.ts`),
-          port: 0,
+          port: agent.port ?? 0,
           dependencies: agent.dependencies ?? [],
           ...(agent.idle_timeout_ms === undefined ? {} : { idle_timeout_ms: agent.idle_timeout_ms }),
           ...(agent.start_timeout_ms === undefined ? {} : { start_timeout_ms: agent.start_timeout_ms }),

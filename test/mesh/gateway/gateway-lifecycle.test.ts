@@ -4,8 +4,10 @@
  * No assertion is about time: waits poll the gateway's /health, with a timeout only as a safety net.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { eventually, rpc } from '../helpers.ts';
+import { authHeaders, eventually, post, rpc } from '../helpers.ts';
 import { agentHealth, gatewayHealth, isAlive, startTestGateway } from './gateway-helpers.ts';
 
 describe('gateway: agents as child processes', () => {
@@ -100,6 +102,15 @@ describe('gateway: agents as child processes', () => {
     assert.ok(again.error.data.retry_after_ms > 0);
   });
 
+  test('a first call that waited for starts says so in Server-Timing; a warm call does not', async (t) => {
+    const gateway = await startTestGateway(t, { base: { entry: 'probe' }, top: { entry: 'probe', dependencies: ['base'] } });
+    const cold = await post(`${gateway.url}/rpc/top`, { jsonrpc: '2.0', id: 1, method: 'probe/info' }, await authHeaders());
+    assert.equal(cold.body.result.alias, 'top');
+    assert.match(cold.headers.get('server-timing') ?? '', /^agent-start;dur=\d+;desc="base top"$/);
+    const warm = await post(`${gateway.url}/rpc/top`, { jsonrpc: '2.0', id: 2, method: 'probe/info' }, await authHeaders());
+    assert.equal(warm.headers.get('server-timing'), null);
+  });
+
   test('an agent that exits while starting gets -32011 and its log shows why', async (t) => {
     const gateway = await startTestGateway(t, { broken: { entry: 'fails-at-start' } });
     const answer = await rpc(`${gateway.url}/rpc/broken`, 'probe/info', {});
@@ -108,6 +119,25 @@ describe('gateway: agents as child processes', () => {
     assert.match(answer.error.data.reason, /^exited during start \(code 1, signal null\): .*this agent cannot start/);
     const agent = await agentHealth(gateway, 'broken');
     assert.ok(agent.log_tail.some((line: string) => line.includes('this agent cannot start')));
+    const card = await fetch(`${gateway.url}/rpc/broken/.well-known/agent-card.json`);
+    assert.equal(card.status, 503, 'a card that cannot be had is not a 200');
+    assert.equal(((await card.json()) as any).error.code, -32011);
+  });
+
+  test('a manifest port already in use: free ports by default; with GATEWAY_AGENT_PORTS=manifest, -32011 naming EADDRINUSE', async (t) => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    t.after(() => busy.close());
+    const port = (busy.address() as AddressInfo).port;
+    const free = await startTestGateway(t, { pinned: { entry: 'probe', port } });
+    const answered = await rpc(`${free.url}/rpc/pinned`, 'probe/info', {});
+    assert.equal(answered.result.alias, 'pinned');
+    assert.notEqual((await agentHealth(free, 'pinned')).port, port);
+
+    const pinned = await startTestGateway(t, { pinned: { entry: 'probe', port } }, { env: { GATEWAY_AGENT_PORTS: 'manifest' } });
+    const refused = await rpc(`${pinned.url}/rpc/pinned`, 'probe/info', {});
+    assert.equal(refused.error.code, -32011);
+    assert.match(refused.error.data.reason, /EADDRINUSE|in use/);
   });
 
   test('a dependency that cannot start fails its dependent\'s call with -32011 naming it', async (t) => {
