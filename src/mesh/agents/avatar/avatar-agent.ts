@@ -12,7 +12,7 @@ import { MeshRpcError } from '../../runtime/mesh-errors.ts';
 import { AVATAR_AGENT_INFO } from './avatar-info.ts';
 import { registerAvatarPage } from './avatar-page.ts';
 import { PatientMessageParams, SessionParams, StartSessionParams, type PatientMessage, type SessionRef, type StartSession } from './avatar-params.ts';
-import { applyPatientMessage, currentQuestion, newConsultation, phaseOf, progressOf } from './consultation.ts';
+import { applyPatientMessage, newConsultation, openingOf, phaseOf, progressOf } from './consultation.ts';
 import { registerDevTokenRoute } from './dev-token.ts';
 import { selectFramework } from './frameworks.ts';
 import { SessionStore, type AvatarSession } from './session-store.ts';
@@ -64,8 +64,8 @@ export function createAvatarAgent(options: AvatarAgentOptions): MeshAgent {
         consent: { patientRef: (params: StartSession) => params.patient_ref, purpose: () => 'treatment' },
         handle: (params: StartSession, call: MeshCallContext) => {
           const framework = selectFramework(params.patient_case.chief_complaint, params.patient_case.urgency);
-          const session = sessions.create(call.principal.sub, params.persona, newConsultation(framework));
-          const greeting = `Hello, I'm ${params.persona.name}, ${params.persona.role}. ${currentQuestion(session.consultation)}`;
+          const session = sessions.create(call.principal.sub, params.persona, newConsultation(framework, params.patient_case.chief_complaint));
+          const greeting = openingOf(session.consultation, params.persona);
           return { ...status(session), greeting };
         },
       },

@@ -5,6 +5,7 @@
 import { extractAnswers, type Finding } from './extract-answers.ts';
 import { FRAMEWORK_STEPS, type FrameworkName, type StepDefinition } from './frameworks.ts';
 import { detectRedFlags } from './red-flags.ts';
+import { understoodSentence } from './acknowledgement.ts';
 
 /** A step's status in `framework_progress`. */
 export type StepStatus = 'pending' | 'current' | 'completed';
@@ -27,9 +28,25 @@ export type Consultation = {
   ended: boolean;
 };
 
-/** A consultation at its first step. */
-export function newConsultation(framework: FrameworkName): Consultation {
-  return { framework, findings: [], redFlags: [], unansweredTurns: 0, closingAsked: false, ended: false };
+/**
+ * A consultation at its first open step. For SOCRATES the chief complaint is read like a first reply
+ * ("headache for two days" answers site and onset), so the patient is not asked again what the
+ * referral already says; ABCDE (an emergency checks everything) and Calgary-Cambridge (it opens by
+ * hearing the patient's own words) start from their first step.
+ */
+export function newConsultation(framework: FrameworkName, chiefComplaint?: string): Consultation {
+  const consultation: Consultation = { framework, findings: [], redFlags: [], unansweredTurns: 0, closingAsked: false, ended: false };
+  if (framework === 'SOCRATES' && chiefComplaint !== undefined) {
+    const steps = FRAMEWORK_STEPS.SOCRATES.map((step) => step.key);
+    consultation.findings.push(...extractAnswers(chiefComplaint, steps));
+  }
+  return consultation;
+}
+
+/** The clinician's opening: who they are, what they already understand, and the first open question. */
+export function openingOf(consultation: Consultation, persona: { name: string; role: string }): string {
+  const understood = understoodSentence(consultation.findings, 'I understand that');
+  return [`Hello, I'm ${persona.name}, ${persona.role}.`, understood, currentQuestion(consultation)].filter(Boolean).join(' ');
 }
 
 const stepsOf = (consultation: Consultation): readonly StepDefinition[] => FRAMEWORK_STEPS[consultation.framework];
@@ -69,11 +86,9 @@ export function currentQuestion(consultation: Consultation): string {
 /** What one patient message produced. */
 export type Turn = { readonly clinician_response: string; readonly findings: readonly Finding[] };
 
+/** "Thank you. So it came on suddenly, about two days ago." */
 function acknowledgement(findings: readonly Finding[]): string {
-  const present = findings.filter((finding) => finding.present).map((finding) => finding.finding);
-  const absent = findings.filter((finding) => !finding.present).map((finding) => finding.finding);
-  const parts = [present.length > 0 ? `you mentioned ${present.join(', ')}` : '', absent.length > 0 ? `you have no ${absent.join(', ')}` : ''].filter(Boolean);
-  return parts.length > 0 ? `Thank you — I've noted that ${parts.join(', and that ')}.` : 'Thank you.';
+  return ['Thank you.', understoodSentence(findings)].filter(Boolean).join(' ');
 }
 
 /**

@@ -19,8 +19,10 @@ export function extractAnswers(message: string, steps: readonly string[]): Findi
     if (cues === undefined) throw new Error(`no extraction cues for step ${step}`);
     if (cues.currentOnly && index > 0) continue;
     for (const hit of findPhrases(message, cues.phrases)) {
-      if (!hit.negated) findings.push({ step, finding: hit.phrase.replace(/\*$/, ''), present: true });
-      else if (cues.negatable) findings.push({ step, finding: hit.phrase.replace(/\*$/, ''), present: false });
+      const finding = cues.names?.[hit.phrase] ?? hit.phrase.replace(/\*$/, '');
+      if (findings.some((known) => known.step === step && known.finding === finding)) continue;
+      if (!hit.negated) findings.push({ step, finding, present: true });
+      else if (cues.negatable) findings.push({ step, finding, present: false });
     }
     for (const pattern of cues.patterns ?? []) {
       const match = pattern.exec(message);

@@ -15,6 +15,8 @@ export type StepCues = {
   readonly patterns?: readonly RegExp[];
   /** Only an answer while this is the step being asked ("ok" agrees to a plan, not to anything else). */
   readonly currentOnly?: boolean;
+  /** The finding a phrase records when it is not the phrase itself ("headache" is pain in the head). */
+  readonly names?: Readonly<Record<string, string>>;
 };
 
 const TIME_PATTERNS = [/\b(\d+|a|an|one|two|three|few|couple of|several)\s+(minute|hour|day|week|month|year)s?\b/i];
@@ -24,7 +26,8 @@ export const STEP_CUES: Readonly<Record<string, StepCues>> = {
   // SOCRATES
   site: {
     negatable: false,
-    phrases: ['chest', 'head', 'forehead', 'temple*', 'stomach', 'tummy', 'belly', 'abdomen', 'back', 'throat', 'neck', 'shoulder*', 'arm', 'arms', 'leg', 'legs', 'knee*', 'jaw', 'ear', 'ears', 'tooth', 'teeth', 'side', 'hip', 'hips', 'foot', 'feet', 'hand', 'hands', 'pelvis', 'groin', 'eye', 'eyes'],
+    names: { 'headache*': 'head', 'migraine*': 'head', backache: 'back', toothache: 'tooth', earache: 'ear', 'stomach ache': 'stomach', stomachache: 'stomach', 'tummy ache': 'stomach', bellyache: 'stomach', 'sore throat': 'throat' },
+    phrases: ['headache*', 'migraine*', 'backache', 'toothache', 'earache', 'stomach ache', 'stomachache', 'tummy ache', 'bellyache', 'sore throat', 'chest', 'head', 'forehead', 'temple*', 'stomach', 'tummy', 'belly', 'abdomen', 'back', 'throat', 'neck', 'shoulder*', 'arm', 'arms', 'leg', 'legs', 'knee*', 'jaw', 'ear', 'ears', 'tooth', 'teeth', 'side', 'hip', 'hips', 'foot', 'feet', 'hand', 'hands', 'pelvis', 'groin', 'eye', 'eyes'],
   },
   onset: {
     negatable: false,

@@ -90,10 +90,14 @@ describe('avatar web page', NEEDS_CHROMIUM, () => {
 
     const clinician = page.locator('.msg.clinician');
     await clinician.first().waitFor();
-    assert.match(await clinician.first().textContent() ?? '', /^Hello, I'm Dr Ada, your virtual GP\. Where exactly is the pain\?/);
+    // "headache for two days" already says where and since when: the clinician says so and asks what is next.
+    assert.match(
+      await clinician.first().textContent() ?? '',
+      /^Hello, I'm Dr Ada, your virtual GP\. I understand that the pain is in your head, and it began about two days ago\. What does the pain feel like/,
+    );
     assert.equal(await page.textContent('#framework'), 'SOCRATES');
-    assert.equal(await page.textContent('#phase'), 'site');
-    assert.equal(await page.getAttribute('#progress li[data-status="current"]', 'data-key'), 'site');
+    assert.equal(await page.textContent('#phase'), 'character');
+    assert.equal(await page.getAttribute('#progress li[data-status="current"]', 'data-key'), 'character');
 
     // The greeting is spoken: the mouth takes several shapes, then rests.
     await page.waitForSelector('#mouth[data-speaking="false"]', { state: 'attached', timeout: 30_000 });
@@ -106,31 +110,31 @@ describe('avatar web page', NEEDS_CHROMIUM, () => {
     assert.equal(await page.getAttribute('#mouth', 'data-viseme'), 'sil');
 
     await page.uncheck('#speak');
-    await page.fill('#message', 'It is across my forehead and it started two days ago');
+    await page.fill('#message', 'It is a dull ache and it stays in one place');
     await page.click('#send');
     await clinician.nth(1).waitFor();
-    assert.match(await clinician.nth(1).textContent() ?? '', /forehead/);
-    assert.equal(await page.getAttribute('#progress', 'data-completed'), '2');
-    assert.equal(await page.textContent('#phase'), 'character');
+    assert.match(await clinician.nth(1).textContent() ?? '', /^Thank you\. So it feels dull, and it stays in one place\. Have you noticed anything else/);
+    assert.equal(await page.getAttribute('#progress', 'data-completed'), '4');
+    assert.equal(await page.textContent('#phase'), 'associations');
     assert.deepEqual(await statuses(page), [
-      'completed', 'completed', 'current', 'pending', 'pending', 'pending', 'pending', 'pending',
+      'completed', 'completed', 'completed', 'completed', 'current', 'pending', 'pending', 'pending',
     ]); // prettier-ignore
 
     // Markup in a message is shown as text, never parsed.
-    const markup = '<img src=x onerror="document.body.dataset.pwned=1">It is <b>throbbing</b>';
+    const markup = '<img src=x onerror="document.body.dataset.pwned=1">I feel a bit <b>sick</b>';
     await page.fill('#message', markup);
     await page.click('#send');
     await clinician.nth(2).waitFor();
     assert.equal(await page.locator('.msg.patient').last().textContent(), markup);
     assert.equal(await page.locator('#chat img, #chat b').count(), 0);
     assert.equal(await page.getAttribute('body', 'data-pwned'), null);
-    assert.equal(await page.textContent('#phase'), 'radiation', 'throbbing answered the character step');
+    assert.equal(await page.textContent('#phase'), 'time_course', 'feeling sick answered the associations step');
 
     await page.click('#end');
     await page.waitForSelector('#summary:not([hidden])');
     const summary = await page.textContent('#summary-list');
     assert.match(summary ?? '', /SOCRATES/);
-    assert.match(summary ?? '', /Site.*forehead/s);
+    assert.match(summary ?? '', /Site.*head/s);
     assert.match(summary ?? '', /Red flagsnone/);
     assert.deepEqual(errors, [], 'no console errors, page errors or CSP violations');
   });

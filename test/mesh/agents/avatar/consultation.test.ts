@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyPatientMessage, newConsultation, phaseOf, progressOf } from '../../../../src/mesh/agents/avatar/consultation.ts';
+import { applyPatientMessage, newConsultation, openingOf, phaseOf, progressOf } from '../../../../src/mesh/agents/avatar/consultation.ts';
 import type { FrameworkName } from '../../../../src/mesh/agents/avatar/frameworks.ts';
 
 /** Plays `replies` and returns the phase after each one. */
@@ -43,6 +43,45 @@ describe('consultation engine', () => {
   test('one reply answering several steps advances past all of them', () => {
     const { phases } = play('SOCRATES', ['A sharp pain in my chest that started this morning']);
     assert.deepEqual(phases, ['radiation']);
+  });
+
+  test('the chief complaint answers what it covers: "headache for two days" is not asked where or when', () => {
+    const consultation = newConsultation('SOCRATES', 'headache for two days');
+    assert.equal(phaseOf(consultation), 'character');
+    assert.equal(
+      openingOf(consultation, { name: 'Dr Ada', role: 'your virtual GP' }),
+      "Hello, I'm Dr Ada, your virtual GP. I understand that the pain is in your head, and it began about two days ago. What does the pain feel like — sharp, dull, burning, throbbing?",
+    );
+    assert.deepEqual(consultation.findings, [
+      { step: 'site', finding: 'head', present: true },
+      { step: 'onset', finding: 'two days', present: true },
+    ]);
+  });
+
+  test('an opening answer covering two steps is acknowledged in a clinician\'s words, and both steps are skipped', () => {
+    const consultation = newConsultation('SOCRATES', 'pain');
+    assert.match(openingOf(consultation, { name: 'Dr Ada', role: 'your GP' }), /^Hello, I'm Dr Ada, your GP\. Where exactly is the pain\?$/);
+    const turn = applyPatientMessage(consultation, 'My head, it started suddenly two days ago');
+    assert.equal(turn.clinician_response, 'Thank you. So the pain is in your head, and it came on suddenly, about two days ago. What does the pain feel like — sharp, dull, burning, throbbing?');
+    assert.doesNotMatch(turn.clinician_response, /mentioned|started, ago/);
+    assert.equal(phaseOf(consultation), 'character');
+  });
+
+  test('each SOCRATES answer is read back as a sentence', () => {
+    const consultation = newConsultation('SOCRATES');
+    const replies = ['In my chest', 'It came on gradually', 'Sharp and burning', 'It stays put', 'I feel sick but no fever', 'It comes and goes', 'Nothing helps', 'About 7/10'];
+    const answers = replies.map((reply) => applyPatientMessage(consultation, reply).clinician_response);
+    const expected = [
+      'Thank you. So the pain is in your chest.',
+      'Thank you. So it came on gradually.',
+      'Thank you. So it feels sharp and burning.',
+      'Thank you. So it stays in one place.',
+      "Thank you. So you've also had nausea, but no fever.",
+      'Thank you. So it comes and goes.',
+      'Thank you. So nothing seems to make a difference.',
+      "Thank you. So you'd put it at 7 out of 10.",
+    ];
+    for (const [index, answer] of answers.entries()) assert.ok(answer.startsWith(`${expected[index]} `), `${answer}\n  expected to start with ${expected[index]}`);
   });
 
   test('a reply that answers nothing keeps the step and asks again in other words', () => {
