@@ -117,6 +117,22 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     await fleet.stopAll();
   });
 
+  /**
+   * Starts `alias` (and its dependencies) if need be. A first call waits seconds for that: the wait is
+   * logged when it begins and ends, and the answer's Server-Timing names what was started.
+   */
+  const ensureAgent = async (request: FastifyRequest, reply: FastifyReply, alias: string): Promise<string> => {
+    const waitingFor = fleet.notRunningFor(alias);
+    if (waitingFor.length === 0) return fleet.ensure(alias);
+    const waitStarted = performance.now();
+    request.log.info({ alias, starting: waitingFor }, 'waiting for agents to start before forwarding');
+    const url = await fleet.ensure(alias);
+    const ms = Math.round(performance.now() - waitStarted);
+    request.log.info({ alias, started: waitingFor, wait_ms: ms }, 'agents started; forwarding');
+    reply.raw.setHeader('server-timing', `agent-start;dur=${ms};desc="${waitingFor.join(' ')}"`);
+    return url;
+  };
+
   // `/rpc/<alias>/` is the URL registered and advised: A2A clients find the card relative to it.
   const rpc = async (request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -135,20 +151,11 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       const findings = value === undefined ? [] : scanForPhi(value);
       if (findings.length > 0) return answer(reply, 200, errorsFor(value, meshErrorObject('PHI_BLOCKED', undefined, { findings })));
     }
-    // A first call waits for agents to start (seconds): say so in the log, and in the answer's Server-Timing.
-    const waitingFor = fleet.notRunningFor(alias);
-    const waitStarted = performance.now();
-    if (waitingFor.length > 0) request.log.info({ alias, starting: waitingFor }, 'waiting for agents to start before forwarding');
     let url: string;
     try {
-      url = await fleet.ensure(alias);
+      url = await ensureAgent(request, reply, alias);
     } catch (error) {
       return answer(reply, 200, errorsFor(decoded(), meshError(error)));
-    }
-    if (waitingFor.length > 0) {
-      const ms = Math.round(performance.now() - waitStarted);
-      request.log.info({ alias, started: waitingFor, wait_ms: ms }, 'agents started; forwarding');
-      reply.raw.setHeader('server-timing', `agent-start;dur=${ms};desc="${waitingFor.join(' ')}"`);
     }
     const agent = fleet.get(alias);
     reply.hijack();
@@ -177,7 +184,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     const { alias } = request.params;
     if (!fleet.has(alias)) return answer(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
     try {
-      const url = await fleet.ensure(alias);
+      const url = await ensureAgent(request, reply, alias);
       const version = header(request, 'a2a-version');
       const response = await fetch(`${url}/.well-known/agent-card.json`, {
         headers: version === undefined ? {} : { 'a2a-version': version },
