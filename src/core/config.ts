@@ -132,6 +132,11 @@ function checkSupported(config: Static<typeof ConfigSchema>): void {
   }
 }
 
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /** Contract §9: production refuses insecure settings at start. */
 function checkProductionGuards(config: Static<typeof ConfigSchema>): void {
   if (config.REGISTRY_AUTH_MODE === 'disabled') {
@@ -142,6 +147,11 @@ function checkProductionGuards(config: Static<typeof ConfigSchema>): void {
   }
   if (Buffer.byteLength(config.MESH_JWT_SECRET) < 32) {
     throw new ConfigError('MESH_JWT_SECRET', 'must be at least 32 bytes in production');
+  }
+  // The keys that decide who is authenticated must not be replaceable on the network path.
+  const jwks = config.REGISTRY_JWT_JWKS_URI;
+  if (jwks && jwks.startsWith('http://') && !isLoopbackUrl(jwks)) {
+    throw new ConfigError('REGISTRY_JWT_JWKS_URI', 'must be an https:// URL in production (http:// only to a loopback key server on this host)');
   }
   // The parent's answers decide this registry's chain and which federation tokens it accepts.
   if (config.REGISTRY_PARENT_URL && !config.REGISTRY_PARENT_URL.startsWith('https://')) {

@@ -50,6 +50,7 @@ import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './rout
 import { createInstanceHeartbeat } from './operations/instance-heartbeat.ts';
 import { createRegistryMetrics, type RegistryMetrics } from './operations/registry-metrics.ts';
 import { createKeyRenewal } from './trust/key-renewal.ts';
+import { createGuardedFetch } from '../core/net/guarded-fetch.ts';
 import { createServerMetrics } from '../core/http/http-metrics.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
 import { operationsRoutes } from './routes/operations.ts';
@@ -137,7 +138,10 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     });
     // A registry without a parent is its own trust anchor (contract §5); with one, the chain is the
     // last grant its parent gave (docs/federation.md).
+    // Federation fetches URLs others chose: in production never a private or loopback address (SSRF).
+    const federationFetch = createGuardedFetch({ allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS });
     const parentLink = await createParentLink({
+      fetch: federationFetch,
       parentUrl: config.REGISTRY_PARENT_URL,
       registryId,
       storage,
@@ -147,7 +151,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       log: (message, error) => app.log.warn({ err: error }, message),
     });
     const trustChain = () => parentLink.trustChain();
-    const childRegistries = createChildRegistries({ config, storage, clock, signer, registryId, trustChain });
+    const childRegistries = createChildRegistries({ config, storage, clock, signer, registryId, trustChain, fetch: federationFetch });
     const agents = createAgentService({
       storage,
       trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
@@ -219,7 +223,14 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       trustChain,
       childRegistries,
       parentLink,
-      federatedDiscovery: createFederatedDiscovery({ children: childRegistries, signer, registryId, clock, timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS }),
+      federatedDiscovery: createFederatedDiscovery({
+        children: childRegistries,
+        signer,
+        registryId,
+        clock,
+        timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
+        fetch: federationFetch,
+      }),
       routes,
       metrics: undefined as unknown as RegistryMetrics,
       computerUse: createComputerUseService({

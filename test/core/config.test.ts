@@ -85,7 +85,10 @@ describe('configuration', () => {
     // The parent's answers decide this registry's chain: only over TLS in production.
     const secured = { ...jwt, MESH_JWT_SECRET: 'x'.repeat(32) };
     assert.equal(configError({ ...secured, REGISTRY_PARENT_URL: 'http://root.example.org' }).variable, 'REGISTRY_PARENT_URL');
-    assert.equal(loadConfig({ ...secured, REGISTRY_PARENT_URL: 'https://root.example.org' }).REGISTRY_PARENT_URL, 'https://root.example.org');
+    assert.equal(loadConfig({ ...secured, REGISTRY_PARENT_URL: 'https://root.example.org' }).REGISTRY_PARENT_URL, 'https://root.example.org');    // The keys deciding who is authenticated: https, or http to a key server on this host only.
+    assert.equal(configError({ ...secured, REGISTRY_JWT_JWKS_URI: 'http://idp.example.org/jwks.json' }).variable, 'REGISTRY_JWT_JWKS_URI');
+    assert.equal(loadConfig({ ...secured, REGISTRY_JWT_JWKS_URI: 'http://127.0.0.1:9000/jwks.json' }).REGISTRY_ENV, 'production');
+    assert.equal(loadConfig({ ...jwt, REGISTRY_ENV: 'development', REGISTRY_JWT_JWKS_URI: 'http://idp.example.org/jwks.json' }).REGISTRY_ENV, 'development');
   });
 
   test('the public base URL is the configured one without a trailing slash, else the listen address', () => {

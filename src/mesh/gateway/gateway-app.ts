@@ -15,6 +15,7 @@ import { failure } from '../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject, type JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
 import { nextTraceparent, parseTraceparent } from '../runtime/trace-context.ts';
 import { AgentFleet } from './agent-fleet.ts';
+import type { AgentProcessSnapshot } from './agent-process.ts';
 import { FORWARDED_REQUEST_HEADERS, forward, pickHeaders } from './forward.ts';
 import { decodeBody, errorsFor, plainHttpStatus } from './gateway-errors.ts';
 import { loadManifest, type AgentManifest } from './manifest.ts';
@@ -223,7 +224,8 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
 
   serveProbesAndMetrics(app, metrics);
 
-  // States are public (probes need them); log lines only go to an authenticated mesh caller.
+  // States are public (probes need them); log lines only go to an authenticated mesh caller, and in
+  // production so do process ids, ports, log paths and errors (they map the host for an attacker).
   app.get('/health', async (request) => {
     const authenticated = await principalOf(request).then(
       () => true,
@@ -235,7 +237,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       status: 'ok',
       version: '0.1.0',
       uptime_s: Math.floor((clock.now().getTime() - startedAt) / 1000),
-      agents: authenticated ? agents : agents.map(({ log_tail: _tail, ...agent }) => agent),
+      agents: authenticated ? agents : agents.map(publicAgentView(config.REGISTRY_ENV === 'production')),
     };
   });
 
@@ -250,6 +252,15 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   sweeper.unref();
   await app.ready();
   return app;
+}
+
+/** What an unauthenticated caller sees of an agent: never its log; in production not its process either. */
+function publicAgentView(production: boolean) {
+  return ({ log_tail: _tail, ...agent }: AgentProcessSnapshot & { log_tail?: unknown }) => {
+    if (!production) return agent;
+    const { pid: _pid, last_pid: _lastPid, port: _port, log_file: _logFile, last_error: _error, ...kept } = agent;
+    return kept;
+  };
 }
 
 /** The request log line: method, route and id; never the raw URL or a body. */

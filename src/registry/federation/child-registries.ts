@@ -4,6 +4,7 @@
  * let a verifier holding only the root's keys check a chain. Keys of a child change only through
  * an entity configuration signed by a key the parent already holds for it (rollover, not takeover).
  */
+import { PrivateAddressError } from '../../core/net/guarded-fetch.ts';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { isDeepStrictEqual } from 'node:util';
 import type { CallContext } from '../../core/call-context.ts';
@@ -200,6 +201,11 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
       text = await readBodyCapped(response, MAX_JWKS_BYTES);
     } catch (error) {
       if (error instanceof BodyTooLargeError) throw invalid();
+      if (error instanceof PrivateAddressError) {
+        throw new WardError('VALIDATION_ERROR', 'The request failed validation.', {
+          errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri}: private, loopback and link-local addresses are refused in production (REGISTRY_ALLOW_PRIVATE_ENDPOINTS)` }],
+        });
+      }
       // The reason stays generic: the answer of an arbitrary URL is not echoed back.
       throw new WardError('DEPENDENCY_UNAVAILABLE', "The child's JWKS could not be fetched.", { url: uri });
     }

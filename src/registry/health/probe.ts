@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { isPrivateAddress } from './private-addresses.ts';
+import { isPrivateAddress } from '../../core/net/private-addresses.ts';
 
 export const PROBE_FAILURES = ['unreachable', 'timeout', 'http_error', 'not_protocol', 'auth_required', 'private_address'] as const;
 export type ProbeFailure = (typeof PROBE_FAILURES)[number];

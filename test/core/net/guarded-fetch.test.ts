@@ -1,0 +1,69 @@
+/**
+ * SSRF guard for URLs others choose (#19 item 6): every spelling of a loopback, private, link-local,
+ * CGNAT or unspecified address is refused before any connection; with allowPrivate the same URL is
+ * fetched (development keeps loopback for local work).
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
+import { PrivateAddressError, createGuardedFetch } from '../../../src/core/net/guarded-fetch.ts';
+
+async function loopbackServer(t: { after(fn: () => unknown): void }) {
+  let connections = 0;
+  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}'));
+  server.on('connection', () => (connections += 1));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  return { port: (server.address() as AddressInfo).port, connections: () => connections };
+}
+
+const SPELLINGS = [
+  '127.0.0.1',
+  '127.1.2.3',
+  'localhost',
+  '[::1]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '2130706433',
+  '0x7f000001',
+  '0177.0.0.1',
+  '0x7f.1',
+  '0.0.0.0',
+  '0',
+  '[::]',
+  '10.0.0.1',
+  '172.16.5.4',
+  '192.168.1.1',
+  '100.64.0.1',
+  '169.254.169.254',
+  '[fe80::1]',
+  '[fc00::1]',
+  '[fd12:3456::1]',
+];
+
+describe('guarded fetch', () => {
+  for (const host of SPELLINGS) {
+    test(`refuses ${host} without connecting`, async (t) => {
+      const server = await loopbackServer(t);
+      const guarded = createGuardedFetch({ allowPrivate: false });
+      await assert.rejects(guarded(`http://${host}:${server.port}/jwks.json`), (error: unknown) => {
+        const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
+        return cause instanceof PrivateAddressError || (error as { code?: string }).code === 'EPRIVATE';
+      });
+      assert.equal(server.connections(), 0);
+    });
+  }
+
+  test('allowPrivate (development) fetches loopback as fetch does', async (t) => {
+    const server = await loopbackServer(t);
+    const open = createGuardedFetch({ allowPrivate: true });
+    const response = await open(`http://127.0.0.1:${server.port}/jwks.json`);
+    assert.deepEqual(await response.json(), { keys: [] });
+  });
+
+  test('only http and https', async () => {
+    const guarded = createGuardedFetch({ allowPrivate: false });
+    await assert.rejects(guarded('file:///etc/passwd'), TypeError);
+  });
+});
