@@ -50,6 +50,7 @@ import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './rout
 import { createInstanceHeartbeat } from './operations/instance-heartbeat.ts';
 import { createRegistryMetrics, type RegistryMetrics } from './operations/registry-metrics.ts';
 import { createKeyRenewal } from './trust/key-renewal.ts';
+import { registerTextGuard } from './http/text-guard.ts';
 import { createGuardedFetch } from '../core/net/guarded-fetch.ts';
 import { createServerMetrics } from '../core/http/http-metrics.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
@@ -281,6 +282,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     registerRateLimits(app, { limiter, meter, clock });
     await registerProductionHeaders(app, config);
     registerPhiGuard(app);
+    registerTextGuard(app);
     app.addHook('preValidation', async (request) => fingerprintBeforeValidation(request));
     await app.register(swagger, openApiOptions(config));
     await app.register(metadataRoutes);
