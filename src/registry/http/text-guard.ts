@@ -23,7 +23,7 @@ function firstNul(value: unknown, pointer: string): string | undefined {
   }
   if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      const at = `${pointer}/${escapePointer(key.replace(/\u0000/g, '\\u0000'))}`;
+      const at = `${pointer}/${escapePointer(key.split('\u0000').join('\\u0000'))}`;
       if (key.includes('\u0000')) return at;
       const found = firstNul(item, at);
       if (found !== undefined) return found;
