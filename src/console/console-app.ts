@@ -11,7 +11,7 @@ import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import fastifySession from '@fastify/session';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { createServerMetrics, serveProbesAndMetrics } from '../core/http/http-metrics.ts';
@@ -23,6 +23,7 @@ import { registerLive } from './live.ts';
 import { registerPages } from './pages/index.ts';
 import { html } from './views/html.ts';
 import { sendPage } from './views/send-page.ts';
+import { clientErrorAnswer } from '../core/http/client-error.ts';
 
 export type ConsoleOptions = {
   config: ConsoleConfig;
@@ -63,6 +64,9 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     logger: options.logger ?? { level: config.CONSOLE_LOG_LEVEL },
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: 64 * 1024,
+    // Errors raised before routing get a short page of our own, never Fastify's or Node's text with the URL in it.
+    frameworkErrors: (_error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => void reply.code(400).type('text/html; charset=utf-8').send(plainPage(400)),
+    clientErrorHandler: clientErrorAnswer((status) => ({ contentType: 'text/html; charset=utf-8', body: plainPage(status) })),
     // Forwarded headers only from the configured proxies (X-Forwarded-Proto decides Secure cookies).
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
   });
@@ -122,4 +126,10 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
       html`<p role="alert">${status === 500 ? 'The console failed to build this page. The error is in its log.' : 'The request could not be read.'}</p>`);
   });
   return app;
+}
+
+/** A page for a request refused before routing: no layout, no script, nothing of the request. */
+function plainPage(status: 400 | 431): string {
+  const what = status === 431 ? 'Its headers are too large (often too many or too large cookies: clear this site\'s cookies).' : 'The address or the request is malformed.';
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Ward console: request refused</title><h1>Request refused</h1><p>${what}</p><p><a href="/dashboard">Go to the dashboard</a></p></html>`;
 }

@@ -10,7 +10,7 @@ import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
 import { createMeshAuthenticator, type MeshPrincipal } from '../runtime/auth.ts';
 import { SIGNATURE_HEADER, verifyBodySignature } from '../runtime/did/body-signature.ts';
 import { createDidWebResolver, type DidResolver } from '../runtime/did/did-web.ts';
-import { answerFrameworkErrorsAsJsonRpc } from '../runtime/http-errors.ts';
+import { answerFrameworkErrorsAsJsonRpc, jsonRpcFrameworkErrorOptions } from '../runtime/http-errors.ts';
 import { failure } from '../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject, type JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
 import { nextTraceparent, parseTraceparent } from '../runtime/trace-context.ts';
@@ -65,6 +65,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     logger:
       options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' }, serializers: { req: requestLogFields } },
     bodyLimit: MESH_BODY_LIMIT_BYTES,
+    ...jsonRpcFrameworkErrorOptions,
     genReqId: () => randomUUID(),
   });
   const metrics = createServerMetrics('gateway');

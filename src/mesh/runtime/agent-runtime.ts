@@ -11,7 +11,7 @@ import { buildAgentCard } from './card.ts';
 import type { ConsentChecker } from './consent-requirement.ts';
 import { SIGNATURE_HEADER, verifyBodySignature } from './did/body-signature.ts';
 import { createDidWebResolver, type DidResolver } from './did/did-web.ts';
-import { answerFrameworkErrorsAsJsonRpc } from './http-errors.ts';
+import { answerFrameworkErrorsAsJsonRpc, jsonRpcFrameworkErrorOptions } from './http-errors.ts';
 import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from './jsonrpc.ts';
 import type { MeshAgent } from './mesh-agent.ts';
 import { isMeshRpcError } from './mesh-errors.ts';
@@ -69,6 +69,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { agent: alias }, serializers: { req: requestLogFields } },
     bodyLimit: MESH_BODY_LIMIT_BYTES,
+    ...jsonRpcFrameworkErrorOptions,
     // The gateway's request id, when it sends one, so one id follows a request through both logs.
     genReqId: (request) => {
       const id = request.headers['x-request-id'];

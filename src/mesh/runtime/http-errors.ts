@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientErrorAnswer } from '../../core/http/client-error.ts';
 import { failure } from './jsonrpc.ts';
 import { meshErrorObject } from './mesh-errors.ts';
 
@@ -19,3 +20,19 @@ export function answerFrameworkErrorsAsJsonRpc(app: FastifyInstance, notFoundMes
     return reply.code(status).type('application/json').send(failure(null, body));
   });
 }
+
+/**
+ * The options that make errors raised before routing JSON-RPC envelopes too: Fastify's
+ * `frameworkErrors` (a malformed percent-escape: Fastify's own message would echo the URL) and Node's
+ * parser errors (`clientErrorHandler`: 400, or 431 for headers over the limit). Never the refused value.
+ */
+export const jsonRpcFrameworkErrorOptions = {
+  frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+    const reason = error.code === 'FST_ERR_BAD_URL' ? 'the URL is malformed (a percent-escape is not valid)' : (error.code ?? 'HTTP 400');
+    void reply.code(400).type('application/json').send(failure(null, meshErrorObject('INVALID_REQUEST', undefined, { reason })));
+  },
+  clientErrorHandler: clientErrorAnswer((status) => ({
+    contentType: 'application/json',
+    body: JSON.stringify(failure(null, meshErrorObject('INVALID_REQUEST', undefined, { reason: status === 431 ? 'headers too large' : 'the HTTP request is malformed' }))),
+  })),
+};

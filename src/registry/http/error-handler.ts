@@ -1,6 +1,5 @@
-import type { Socket } from 'node:net';
-import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientErrorAnswer } from '../../core/http/client-error.ts';
 import { ERROR_CODES, errorEnvelope, isWardError, type ErrorCode } from '../../core/errors.ts';
 import { toValidationIssues } from './validation.ts';
 
@@ -72,21 +71,10 @@ export function frameworkErrorsInEnvelope(error: FastifyError, _request: Fastify
 }
 
 /**
- * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any request exists (a bad
- * request line, control characters in a header, conflicting Content-Length, headers over the limit)
- * gets the envelope as a raw HTTP response, then the connection closes. Nothing of the request is
- * echoed; a connection already gone is just destroyed.
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any request exists gets the
+ * envelope as a raw HTTP response (core/http/client-error.ts), then the connection closes.
  */
-export function clientErrorInEnvelope(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST';
-  const { status } = ERROR_CODES[code];
-  const body = JSON.stringify(errorEnvelope(code, undefined, {}, null));
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-}
+export const clientErrorInEnvelope = clientErrorAnswer((status) => ({
+  contentType: 'application/json; charset=utf-8',
+  body: JSON.stringify(errorEnvelope(status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', undefined, {}, null)),
+}));

@@ -8,6 +8,10 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { startRegistries, testScope } from '../../helpers/listening.ts';
+import { startConsoleFor } from '../../console/console-harness.ts';
+import { createEchoAgent } from '../../mesh/fixtures/echo-agent.ts';
+import { startTestGateway } from '../../mesh/gateway/gateway-helpers.ts';
+import { listenAgent } from '../../mesh/helpers.ts';
 
 /** Writes `raw` to the registry and returns everything it answers until it closes the connection. */
 function exchange(port: number, raw: string): Promise<string> {
@@ -64,5 +68,33 @@ describe('errors before routing are answered in the envelope', () => {
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
+  });
+
+  test('the gateway, an agent and the console answer the same refusals in their own format, echoing nothing', async (t) => {
+    const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
+    const { url: agentUrl } = await listenAgent(t, createEchoAgent());
+    const [registry] = await startRegistries(testScope(t), 'sqlite');
+    const console = await startConsoleFor(testScope(t), (registry as { baseUrl: string }).baseUrl);
+    const refusals: Array<[string, string, number]> = [
+      ['a malformed percent-escape', 'GET /rpc/NHS%20943%20476%205919%zz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', 400],
+      ['a bad request line', 'GET /x NHS-943-476-5919\r\n\r\n', 400],
+      ['headers over 16 KiB', `GET / HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ];
+    const servers: Array<[string, string, RegExp]> = [
+      ['gateway', gateway.url, /^application\/json/],
+      ['agent', agentUrl, /^application\/json/],
+      ['console', console.url, /^text\/html/],
+    ];
+    for (const [server, base, contentType] of servers) {
+      const port = Number(new URL(base).port);
+      for (const [name, raw, status] of refusals) {
+        const answer = await exchange(port, raw);
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        assert.equal(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), status, `${server}, ${name}`);
+        assert.match(/\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1] ?? '', contentType, `${server}, ${name}`);
+        if (server !== 'console') assert.equal(JSON.parse(body).error.code, -32600, `${server}, ${name}`);
+        assert.doesNotMatch(answer, /943|aaaaaaaa/, `${server}, ${name}: nothing of the request is echoed`);
+      }
+    }
   });
 });

@@ -1,0 +1,32 @@
+/**
+ * What Node's HTTP parser refuses before any request exists (a bad request line, control characters
+ * in a header, conflicting Content-Length, headers over the limit) answered as a raw HTTP response in
+ * the server's own format, then the connection closes. Shared by the registry (its error envelope),
+ * the gateway and agents (a JSON-RPC envelope) and the console (a short page). Nothing of the refused
+ * request is echoed; a connection already gone is just destroyed.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+
+export type ClientErrorBody = { readonly contentType: string; readonly body: string };
+
+/** 431 for headers over the limit, 400 for anything else the parser refuses. */
+export function clientErrorStatus(error: { code?: string }): 400 | 431 {
+  return error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+}
+
+/** A Fastify `clientErrorHandler` answering with `bodyFor(status)`. */
+export function clientErrorAnswer(bodyFor: (status: 400 | 431) => ClientErrorBody) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = clientErrorStatus(error);
+    const { contentType, body } = bodyFor(status);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nconnection: close\r\ncontent-type: ${contentType}\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  };
+}
