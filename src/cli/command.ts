@@ -4,7 +4,6 @@
  */
 export type WardCommand = {
   readonly name: string;
-  readonly summary: string;
   /** What `ward <name> --help` and `ward help <name>` print: usage, options, an example. */
   readonly usage: string;
   /** Whether the command takes arguments at all; one that does not refuses any (exit 2). Default true. */

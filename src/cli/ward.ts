@@ -1,25 +1,10 @@
 #!/usr/bin/env node
 // The `ward` command (contract §1). Each command loads the configuration once; a bad value stops it
-// with a message naming the variable. Commands live one per file in ./commands/.
+// with a message naming the variable. Commands live one per file in ./commands/, loaded on use
+// (command-index.ts).
 import { ConfigError } from '../core/config.ts';
 import { WARD_VERSION } from '../core/version.ts';
-import type { WardCommand } from './command.ts';
-import { agentCommand } from './commands/agent.ts';
-import { backupCommand, restoreCommand } from './commands/backup.ts';
-import { clusterCommand } from './commands/cluster.ts';
-import { consoleCommand } from './commands/console.ts';
-import { federationCommand } from './commands/federation.ts';
-import { gatewayCommand } from './commands/gateway.ts';
-import { ledgerCommand } from './commands/ledger.ts';
-import { keysCommand } from './commands/keys.ts';
-import { mcpCommand } from './commands/mcp.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import { registryCommand } from './commands/registry.ts';
-import { startCommand } from './commands/start.ts';
-import { tokenCommand } from './commands/token.ts';
-import { trustCommand } from './commands/trust.ts';
-
-const COMMANDS: readonly WardCommand[] = [startCommand, registryCommand, consoleCommand, migrateCommand, backupCommand, restoreCommand, keysCommand, ledgerCommand, gatewayCommand, agentCommand, tokenCommand, trustCommand, federationCommand, clusterCommand, mcpCommand];
+import { COMMANDS } from './command-index.ts';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4) + 2;
@@ -45,19 +30,20 @@ async function main(argv: string[]): Promise<number | 'running'> {
       console.log(usage());
       return 0;
     }
-    const command = COMMANDS.find((c) => c.name === topic);
-    if (!command) {
+    const entry = COMMANDS.find((c) => c.name === topic);
+    if (!entry) {
       console.error(`ward: no command "${topic}"\n\n${usage()}`);
       return 2;
     }
-    console.log(command.usage);
+    console.log((await entry.load()).usage);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     console.error(`ward: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  const command = await entry.load();
   // Help is answered here, before a command could start serving or touch storage.
   if (asksForHelp(args)) {
     console.log(command.usage);

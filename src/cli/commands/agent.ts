@@ -12,7 +12,6 @@ Example:
 
 export const agentCommand: WardCommand = {
   name: 'agent',
-  summary: 'run one mesh agent: ward agent <alias> (AGENT_PORT, default its manifest port)',
   usage: USAGE,
   async run(args) {
     const [alias] = args;

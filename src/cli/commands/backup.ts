@@ -84,7 +84,6 @@ function sqlitePath(command: string): string | undefined {
 /** `ward backup <file>`: an online, checked copy of the embedded database. */
 export const backupCommand: WardCommand = {
   name: 'backup',
-  summary: 'copy the embedded database to a file, online, and check the copy',
   usage: BACKUP_USAGE,
   async run(args) {
     const parsed = parse(args, BACKUP_USAGE, 'backup');
@@ -122,7 +121,6 @@ export const backupCommand: WardCommand = {
 /** `ward restore <file>`: puts a checked backup in place of the embedded database. */
 export const restoreCommand: WardCommand = {
   name: 'restore',
-  summary: 'replace the embedded database with a backup made by ward backup',
   usage: RESTORE_USAGE,
   async run(args) {
     const parsed = parse(args, RESTORE_USAGE, 'restore');

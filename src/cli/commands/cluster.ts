@@ -21,7 +21,6 @@ Example:
 /** `ward cluster up`: several instances behind a real balancer, for people to try (issue 16). */
 export const clusterCommand: WardCommand = {
   name: 'cluster',
-  summary: 'run several registry instances behind HAProxy: cluster up [--instances N] [--port P]',
   usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;

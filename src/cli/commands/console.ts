@@ -13,7 +13,6 @@ Example:
 
 export const consoleCommand: WardCommand = {
   name: 'console',
-  summary: 'start the admin console (CONSOLE_PORT, default 3000) for the registry at REGISTRY_URL',
   usage: USAGE,
   takesArguments: false,
   async run() {

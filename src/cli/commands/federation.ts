@@ -21,7 +21,6 @@ Example:
 /** `ward federation up`: a real three-tier chain on this machine in one command. */
 export const federationCommand: WardCommand = {
   name: 'federation',
-  summary: 'start a root, a sovereign (GB) and an organisational registry, wired together: federation up',
   usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;

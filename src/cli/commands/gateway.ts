@@ -12,7 +12,6 @@ Example:
 
 export const gatewayCommand: WardCommand = {
   name: 'gateway',
-  summary: 'start the mesh gateway (GATEWAY_PORT, default 8100); agents start on first use',
   usage: USAGE,
   takesArguments: false,
   async run() {

@@ -20,7 +20,6 @@ Example:
 /** `ward keys create`: the offline way to the first admin key (contract §7). */
 export const keysCommand: WardCommand = {
   name: 'keys',
-  summary: 'create an API key offline: keys create --org … --tier … --scopes …',
   usage: USAGE,
   async run(args) {
     const { positionals, values } = parseArgs({

@@ -20,7 +20,6 @@ Example:
 /** `ward ledger verify`: the client-side auditor of the transparency ledger. */
 export const ledgerCommand: WardCommand = {
   name: 'ledger',
-  summary: 'verify the transparency ledger: ledger verify --url <registry> [--leaf N] [--state file]',
   usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;

@@ -24,8 +24,6 @@ const log = (line: string) => console.error(line);
 /** `ward mcp`: the tool interface of the spec (contract §1, §11). */
 export const mcpCommand: WardCommand = {
   name: 'mcp',
-  summary:
-    'serve the MCP tools (discover_agents, route, register): mcp [--transport stdio|sse] [--port 8090]',
   usage: USAGE,
   async run(args) {
     let values: { transport?: string | undefined; port?: string | undefined };

@@ -13,7 +13,6 @@ Example:
 
 export const migrateCommand: WardCommand = {
   name: 'migrate',
-  summary: 'apply pending database migrations and exit',
   usage: USAGE,
   takesArguments: false,
   async run() {

@@ -13,7 +13,6 @@ Example:
 
 export const registryCommand: WardCommand = {
   name: 'registry',
-  summary: 'start the registry REST API (REGISTRY_PORT, default 8080)',
   usage: USAGE,
   takesArguments: false,
   async run() {

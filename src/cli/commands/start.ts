@@ -16,7 +16,6 @@ Example:
 
 export const startCommand: WardCommand = {
   name: 'start',
-  summary: 'start the registry, the admin console and the mesh gateway on the embedded default, register the mesh agents, print the URLs',
   usage: USAGE,
   takesArguments: false,
   async run() {

@@ -15,7 +15,6 @@ Example:
 /** Prints a mesh token (HS256, scope mesh:invoke) signed with MESH_JWT_SECRET, for calling agents by hand. */
 export const tokenCommand: WardCommand = {
   name: 'token',
-  summary: 'print a mesh token signed with MESH_JWT_SECRET (for curl and development)',
   usage: USAGE,
   async run(args) {
     const { values } = parseArgs({ args, options: { sub: { type: 'string' }, ttl: { type: 'string' } } });

@@ -23,7 +23,6 @@ class UsageError extends Error {}
 /** `ward trust verify`: the offline (and optionally online) trust-chain verifier. */
 export const trustCommand: WardCommand = {
   name: 'trust',
-  summary: 'verify a trust bundle and its chain: trust verify <bundle.json> --anchor <anchor.json> [--online]',
   usage: USAGE,
   async run(args) {
     const [action, ...rest] = args;
