@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { ConfigError, readEnvironment } from './env-schema.ts';
+import { keySealerFromConfig } from './crypto/key-sealer.ts';
 import { normaliseJurisdiction } from './jurisdictions.ts';
 
 /** The development mesh secret named by the contract (§10); production refuses it. */
@@ -54,6 +55,12 @@ export const ConfigSchema = Type.Object({
   REGISTRY_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_MTLS_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
+  /** Key-encryption key for the signing keys at rest: 32 bytes, base64 or hex (docs/security.md). */
+  REGISTRY_KEY_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** The same, read from a file (a mounted secret). */
+  REGISTRY_KEY_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** Earlier key-encryption keys, comma-separated, while rotating: keys sealed under them are sealed again. */
+  REGISTRY_KEY_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
   /** How long a new signing key is valid (its trust anchor's `not_after`). */
   REGISTRY_KEY_LIFETIME_DAYS: Type.Integer({ minimum: 2, maximum: 3650, default: 365 }),
   /** Renew (rotate) the signing key this many days before its `not_after`; 0 only warns. */
@@ -127,6 +134,7 @@ function checkSupported(config: Static<typeof ConfigSchema>): void {
   if (config.REGISTRY_KEY_RENEW_DAYS >= config.REGISTRY_KEY_LIFETIME_DAYS) {
     throw new ConfigError('REGISTRY_KEY_RENEW_DAYS', `must be less than REGISTRY_KEY_LIFETIME_DAYS (${config.REGISTRY_KEY_LIFETIME_DAYS})`);
   }
+  keySealerFromConfig(config); // a bad key-encryption key stops start-up here, naming its variable
   if (Boolean(config.REGISTRY_TLS_CERT_FILE) !== Boolean(config.REGISTRY_TLS_KEY_FILE)) {
     throw new ConfigError(config.REGISTRY_TLS_CERT_FILE ? 'REGISTRY_TLS_KEY_FILE' : 'REGISTRY_TLS_CERT_FILE', 'TLS needs both a certificate and a key');
   }

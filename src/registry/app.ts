@@ -52,6 +52,7 @@ import { createRegistryMetrics, type RegistryMetrics } from './operations/regist
 import { createKeyRenewal } from './trust/key-renewal.ts';
 import { registerTextGuard } from './http/text-guard.ts';
 import { createGuardedFetch } from '../core/net/guarded-fetch.ts';
+import { keySealerFromConfig } from '../core/crypto/key-sealer.ts';
 import { createServerMetrics } from '../core/http/http-metrics.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
 import { operationsRoutes } from './routes/operations.ts';
@@ -87,7 +88,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
   let eventHub: EventHub | undefined;
   try {
     await migrateToLatest(storage);
-    const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock, config.REGISTRY_KEY_LIFETIME_DAYS);
+    const keySealer = keySealerFromConfig(config);
+    const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock, config.REGISTRY_KEY_LIFETIME_DAYS, keySealer);
     const knownIssuers = await loadKnownIssuers(config, signer);
 
     const app = Fastify({
@@ -182,6 +184,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       onError: (error) => app.log.warn({ err: error }, 'event wake-up connection failed; reconnecting'),
     });
     const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
+    if (config.REGISTRY_ENV === 'production' && !keySealer.sealing) {
+      app.log.warn('the signing keys are stored unencrypted: set REGISTRY_KEY_ENCRYPTION_KEY (or _FILE) to seal them at rest (docs/security.md)');
+    }
     const keyRenewal = createKeyRenewal({
       storage,
       signer,

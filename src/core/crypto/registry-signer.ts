@@ -2,12 +2,14 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { signCompact, signingKeyFromJwk } from './compact-jws.ts';
+import { PLAINTEXT_KEYS, type KeySealer } from './key-sealer.ts';
 import type { Storage } from '../storage/database.ts';
 import {
   findActiveSigningKey,
   findSigningKeys,
   insertActiveSigningKeyIfNone,
   listPublishedSigningKeys,
+  resealSigningKeys,
   setOpenKeyWindow,
   type SigningKeyRow,
 } from '../storage/stores/signing-key-store.ts';
@@ -40,6 +42,8 @@ export type RegistrySigner = {
    * rotation) that the new keys come from the same holder.
    */
   signWithKeys(payload: unknown, typ: string, kids: readonly string[]): Promise<string[]>;
+  /** How private keys are stored (sealed under a KEK, or plain); rotations write with it too. */
+  readonly keySealer: KeySealer;
   /** Reads the keys again (after a rotation here or on another instance). */
   reload(): Promise<void>;
   /** Reloads when the keys were read more than a few seconds ago (before publishing them). */
@@ -63,18 +67,26 @@ type Loaded = {
  * default, kept in storage). When several instances start together exactly one key wins. Signing
  * re-reads the keys at most every few seconds, so a rotation on any instance reaches all of them.
  */
-export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, clock: Clock, lifetimeDays: number): Promise<RegistrySigner> {
-  const existing = await findActiveSigningKey(storage.db);
+export async function loadRegistrySigner(
+  storage: Storage,
+  alg: SigningAlg,
+  clock: Clock,
+  lifetimeDays: number,
+  sealer: KeySealer = PLAINTEXT_KEYS,
+): Promise<RegistrySigner> {
+  // Keys stored before a KEK was set, or under the previous one, are sealed under the current one now.
+  await resealSigningKeys(storage.db, sealer);
+  const existing = await findActiveSigningKey(storage.db, sealer);
   if (!existing) {
-    await insertActiveSigningKeyIfNone(storage.db, await createSigningKey(alg, clock.now(), lifetimeDays));
+    await insertActiveSigningKeyIfNone(storage.db, await createSigningKey(alg, clock.now(), lifetimeDays), sealer);
   } else if (existing.not_after === null) {
     await setOpenKeyWindow(storage.db, existing.kid, openKeyEnd(existing.not_before, clock.now(), lifetimeDays));
   }
 
   async function load(): Promise<Loaded> {
-    const active = await findActiveSigningKey(storage.db);
+    const active = await findActiveSigningKey(storage.db, sealer);
     if (!active) throw new Error('no active signing key');
-    const published = await listPublishedSigningKeys(storage.db, clock.now().toISOString());
+    const published = await listPublishedSigningKeys(storage.db, clock.now().toISOString(), sealer);
     return {
       kid: active.kid,
       alg: active.alg as SigningAlg,
@@ -126,7 +138,7 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
     async signWithKeys(payload, typ, kids) {
       await refreshIfStale();
       const bytes = Buffer.from(JSON.stringify(payload));
-      const others = (await findSigningKeys(storage.db, kids.filter((kid) => kid !== current.kid))).slice(0, 4);
+      const others = (await findSigningKeys(storage.db, kids.filter((kid) => kid !== current.kid), sealer)).slice(0, 4);
       const keys = [
         { kid: current.kid, alg: current.alg, privateKey: current.privateKey },
         ...others.map((row) => ({ kid: row.kid, alg: row.alg as SigningAlg, privateKey: signingKeyFromJwk(row.private_jwk as JWK) })),
@@ -135,6 +147,7 @@ export async function loadRegistrySigner(storage: Storage, alg: SigningAlg, cloc
     },
     jwks: () => current.jwks,
     publishedKeys: () => current.published,
+    keySealer: sealer,
     reload,
     refreshIfStale,
   };

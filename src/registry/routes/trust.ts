@@ -106,6 +106,7 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
           alg: alg ?? ward.signer.alg,
           retireAfterSeconds: retireAfterSeconds ?? 86_400,
           lifetimeDays: ward.config.REGISTRY_KEY_LIFETIME_DAYS,
+          sealer: ward.signer.keySealer,
         })) as RotatedKey,
       }));
       if (!outcome.replayed) {

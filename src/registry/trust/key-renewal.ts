@@ -68,6 +68,7 @@ export function createKeyRenewal(deps: KeyRenewalDeps): KeyRenewal {
         alg: signer.alg,
         retireAfterSeconds: RETIRE_AFTER_SECONDS,
         lifetimeDays: deps.lifetimeDays,
+        sealer: signer.keySealer,
         expectedKid: signer.kid,
       }),
     );

@@ -1,4 +1,5 @@
 import type { CallContext } from '../../core/call-context.ts';
+import type { KeySealer } from '../../core/crypto/key-sealer.ts';
 import { createSigningKey, type SigningAlg } from '../../core/crypto/registry-signer.ts';
 import { rotateSigningKey } from '../../core/storage/stores/signing-key-store.ts';
 import type { WriteUnit } from '../../core/storage/write-unit.ts';
@@ -21,12 +22,12 @@ export type RotatedKey = {
 export async function rotateRegistryKey(
   unit: WriteUnit,
   ctx: CallContext,
-  options: { registryId: string; alg: SigningAlg; retireAfterSeconds: number; lifetimeDays: number; expectedKid?: string },
+  options: { registryId: string; alg: SigningAlg; retireAfterSeconds: number; lifetimeDays: number; sealer: KeySealer; expectedKid?: string },
 ): Promise<RotatedKey | undefined> {
   const now = ctx.clock.now();
   const next = await createSigningKey(options.alg, now, options.lifetimeDays);
   const requestedRetirement = new Date(now.getTime() + options.retireAfterSeconds * 1000).toISOString();
-  const rotated = await rotateSigningKey(unit.tx, next, requestedRetirement, options.expectedKid);
+  const rotated = await rotateSigningKey(unit.tx, next, requestedRetirement, { expectedKid: options.expectedKid, sealer: options.sealer });
   if (!rotated) return undefined;
   const { previous, retiredAt: retireAt } = rotated;
   const result: RotatedKey = {
