@@ -68,13 +68,20 @@ export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => P
   }
   const joined = queue;
   const outcome = new Promise<{ result: unknown; events: StoredEvent[] }>((resolve, reject) => joined.waiting.push({ work, resolve, reject }));
-  if (!joined.running) void drain(storage, joined);
+  if (!joined.running) {
+    joined.running = true;
+    // On SQLite a transaction never waits on I/O (node:sqlite is synchronous), so no request could
+    // queue behind it and every unit committed alone, one fsync each. Starting on the next turn of
+    // the event loop lets the requests that arrived together reach this queue first and share one
+    // commit. PostgreSQL's transactions wait on the network, so units queue there on their own.
+    if (storage.backend === 'sqlite') setImmediate(() => void drain(storage, joined));
+    else void drain(storage, joined);
+  }
   return outcome as Promise<{ result: T; events: StoredEvent[] }>;
 }
 
 /** Runs the waiting units, a transaction at a time, until none wait. */
 async function drain(storage: Storage, queue: Queue): Promise<void> {
-  queue.running = true;
   try {
     while (queue.waiting.length > 0) await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
   } finally {

@@ -11,6 +11,7 @@ import {
   takeOverClaim,
 } from '../../core/storage/stores/idempotency-store.ts';
 import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
+import { withRelaxedDurability } from '../../core/storage/relaxed-durability.ts';
 
 /** Keys are kept this long (contract §2). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -119,7 +120,8 @@ async function claim(
     };
     const existing = await findIdempotencyRecord(deps.storage.db, scopeKey);
     if (!existing) {
-      if (await insertClaim(deps.storage.db, { scope_key: scopeKey, ...fresh })) return undefined;
+      // A claim only guards a request in flight: losing it in a crash loses nothing acknowledged.
+      if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh }))) return undefined;
       continue; // another request claimed it between our read and insert: look again
     }
     const nowIso = now.toISOString();
