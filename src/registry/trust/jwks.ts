@@ -35,7 +35,8 @@ function importJwk(jwk: unknown): { key: TrustedKey } | { problem: JwkProblem } 
       },
     };
   }
-  if (JSON.stringify(jwk).length > TRUST_LIMITS.elementBytes) {
+  const text = JSON.stringify(jwk);
+  if (text.length > TRUST_LIMITS.elementBytes) {
     return { problem: { code: 'JWKS_INVALID_KEY', message: 'The key is larger than 16 KiB.' } };
   }
   for (const member of ['kid', 'alg', 'use'] as const) {
@@ -51,7 +52,7 @@ function importJwk(jwk: unknown): { key: TrustedKey } | { problem: JwkProblem } 
   }
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    key = publicKeyOf(text, jwk);
   } catch {
     return { problem: { code: 'JWKS_INVALID_KEY', message: 'The key does not import as a public key.' } };
   }
@@ -72,6 +73,24 @@ function importJwk(jwk: unknown): { key: TrustedKey } | { problem: JwkProblem } 
   if (typeof jwk['kid'] === 'string') trusted.kid = jwk['kid'];
   if (typeof jwk['alg'] === 'string') trusted.alg = jwk['alg'];
   return { key: trusted };
+}
+
+/**
+ * Imported public keys by their JWK text. Importing is a large share of validating a record (every
+ * write checks against the registry's own keys and the issuers'), and the same keys recur; a
+ * KeyObject is immutable, so sharing one is safe. Bounded, oldest first out.
+ */
+const importedKeys = new Map<string, KeyObject>();
+const IMPORTED_KEYS_MAX = 2000;
+
+function publicKeyOf(text: string, jwk: JwkObject): KeyObject {
+  let key = importedKeys.get(text);
+  if (!key) {
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.delete(importedKeys.keys().next().value as string);
+    importedKeys.set(text, key);
+  }
+  return key;
 }
 
 function rsaSizeAcceptable(key: KeyObject): boolean {
