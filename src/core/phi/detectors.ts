@@ -47,9 +47,10 @@ function anyMatch(re: RegExp, text: string, accept: (m: RegExpExecArray) => bool
 
 // --- US Social Security number -------------------------------------------------------------------
 
-// The 3-2-4 split with one consistent separator is what makes bare digits an SSN; it is not the shape
-// of phones (3-3-4), dates (4-2-2) or UUID groups (8-4-4-4-12), and never sits inside a longer token.
-const SSN_SEPARATED = /(?<![\w-])(\d{3})([ -])(\d{2})\2(\d{4})(?![\w-])/g;
+// The 3-2-4 split with one consistent separator (space, hyphen or dot) is what makes bare digits an
+// SSN; it is not the shape of phones (3-3-4), dates (4-2-2) or UUID groups (8-4-4-4-12), and never
+// sits inside a longer token or a dotted version number.
+const SSN_SEPARATED = /(?<![\w.-])(\d{3})([ .-])(\d{2})\2(\d{4})(?![\w-]|\.\d)/g;
 const SSN_LABELLED = new RegExp(
   `${LABEL_START}(?:ssn|social[\\s_-]{0,2}security(?:[\\s_-]{0,2}(?:number|num|no))?)${LABEL_GAP}` +
     '(\\d{3})([ -]?)(\\d{2})\\2(\\d{4})(?!\\d)',

@@ -10,6 +10,7 @@ import {
   labelledKeyDetector,
   type PhiDetectorName,
 } from './detectors.ts';
+import { normaliseText, readings } from './normalise.ts';
 
 /** One hit: which detector fired and the JSON pointer of the value (or of the value under the key) that held it. */
 export type PhiFinding = { readonly detector: PhiDetectorName; readonly pointer: string };
@@ -56,11 +57,28 @@ export function escapePointerToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-function scanText(state: ScanState, text: string, pointer: string, key: string | undefined): void {
+function scanText(state: ScanState, text: string, pointer: string, key: string | undefined, depth = 0): void {
   const context = { key };
-  for (const detector of TEXT_DETECTORS) {
-    if (isFull(state)) return;
-    if (detector.test(text, context)) add(state, detector.name, pointer);
+  // The text as sent, and as it reads once normalised or decoded (normalise.ts): disguised PHI is PHI.
+  for (const reading of readings(text)) {
+    for (const detector of TEXT_DETECTORS) {
+      if (isFull(state)) return;
+      if (detector.test(reading, context)) add(state, detector.name, pointer);
+    }
+  }
+  // JSON inside a string ("{\"ssn\": \"…\"}") is walked as JSON, reported at the string's pointer.
+  if (depth < 2 && text.length >= 2 && (text[0] === '{' || text[0] === '[')) {
+    let inner: unknown;
+    try {
+      inner = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const before = state.findings.length;
+    walk(state, inner, '', depth + 1, key, undefined);
+    // Pointers inside the string are not pointers of the request: report them at the string.
+    const found = state.findings.splice(before);
+    for (const finding of found) add(state, finding.detector, pointer);
   }
 }
 
@@ -79,8 +97,8 @@ function walk(
   if (isFull(state) || depth > state.maxDepth) return;
   switch (typeof value) {
     case 'string':
-      if (label !== undefined && isLabelledValueHit(label, value)) add(state, label, pointer);
-      scanText(state, value, pointer, key);
+      if (label !== undefined && (isLabelledValueHit(label, value) || isLabelledValueHit(label, normaliseText(value)))) add(state, label, pointer);
+      scanText(state, value, pointer, key, depth);
       return;
     case 'number':
     case 'bigint':
@@ -107,7 +125,7 @@ function walk(
     const childPointer = `${pointer}/${escapePointerToken(childKey)}`;
     // A key holding PHI is reported at its object: the key's own pointer would spell the PHI out.
     scanText(state, childKey, pointer, undefined);
-    walk(state, record[childKey], childPointer, depth + 1, childKey, labelledKeyDetector(childKey));
+    walk(state, record[childKey], childPointer, depth + 1, childKey, labelledKeyDetector(normaliseText(childKey)));
   }
 }
 

@@ -1,6 +1,49 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WardError } from '../../core/errors.ts';
-import { scanForPhi, scanQueryForPhi } from '../../core/phi/index.ts';
+import { scanForPhi, scanQueryForPhi, scanTextForPhi } from '../../core/phi/index.ts';
+
+/**
+ * Headers that are not scanned: credentials (a token's base64 would be decoded and its claims read as
+ * text; they are verified, never stored or logged) and what the HTTP machinery itself sets. Every
+ * other header is caller-chosen text that may be echoed (X-Request-Id), stored (idempotency keys) or
+ * logged, so it is scanned like a query parameter (issue 19: `X-Request-Id: MRN:00482913`).
+ */
+const UNSCANNED_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'dpop',
+  'x-api-key',
+  'host',
+  'connection',
+  'content-length',
+  'content-type',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'transfer-encoding',
+  'if-match',
+  'if-none-match',
+  'origin',
+  'referer',
+  'access-control-request-method',
+  'access-control-request-headers',
+  'sec-fetch-mode',
+  'sec-fetch-site',
+  'sec-fetch-dest',
+]);
+
+/** The caller-chosen headers holding PHI, as findings `{in: 'header', pointer: '/<name>'}`. */
+export function scanHeadersForPhi(headers: Record<string, string | string[] | undefined>) {
+  const findings: Array<{ detector: string; in: 'header'; pointer: string }> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || UNSCANNED_HEADERS.has(name)) continue;
+    for (const text of Array.isArray(value) ? value : [value]) {
+      for (const finding of scanTextForPhi(text)) findings.push({ detector: finding.detector, in: 'header', pointer: `/${name}` });
+    }
+  }
+  return findings;
+}
 
 /**
  * Bodies nested deeper than this are refused before scanning: the PHI scan stops descending at 64
@@ -9,7 +52,7 @@ import { scanForPhi, scanQueryForPhi } from '../../core/phi/index.ts';
 export const MAX_BODY_DEPTH = 32;
 
 /**
- * Contract §8: every request's body, query string and path parameters are scanned after parsing and
+ * Contract §8: every request's body, query string, path parameters and headers are scanned after parsing and
  * before validation, idempotency, storage or any log line that could quote them. A hit is a 422 that
  * names the detector and where, never the value, and nothing else runs.
  */
@@ -27,6 +70,7 @@ export function registerPhiGuard(app: FastifyInstance): void {
         pointer: f.pointer.replace(/^\/query/, ''),
       })),
       ...scanForPhi(request.params ?? {}).map((f) => ({ detector: f.detector, in: 'path', pointer: f.pointer })),
+      ...scanHeadersForPhi(request.headers),
       ...(request.body === undefined
         ? []
         : scanForPhi(request.body).map((f) => ({ detector: f.detector, in: 'body', pointer: f.pointer }))),

@@ -109,9 +109,11 @@ describe('consultation scenario through the gateway', () => {
       persona: PERSONA,
     });
     assert.equal(started.framework, 'SOCRATES');
-    assert.equal(started.consultation_phase, 'site');
+    // "headache" already says where: the consultation opens at onset, and says it understood.
+    assert.equal(started.consultation_phase, 'onset');
+    assert.match(started.greeting, /I understand that the pain is in your head\./);
     await converse(started.session_id, [
-      { message: 'It is across my forehead and it started on 03/11/2024, two days ago', phase: 'character' },
+      { message: 'It started on 03/11/2024, two days ago', phase: 'character' },
       { message: 'A dull pressure', phase: 'radiation' },
       { message: "It doesn't spread anywhere", phase: 'associations' },
       { message: 'I feel a bit sick; my temperature was 37.2 so no fever', phase: 'time_course' },
@@ -128,7 +130,7 @@ describe('consultation scenario through the gateway', () => {
       new Array(8).fill('completed'),
     );
     const lines = findingLines(summary);
-    for (const line of ['site: forehead +', 'onset: started +', 'onset: two days +', 'character: dull +', 'character: pressure +', 'radiation: spread -', 'associations: sick +', 'associations: fever -', 'time_course: comes and goes +', 'exacerbating_relieving: paracetamol +', 'severity: 6 out of 10 +']) {
+    for (const line of ['site: head +', 'onset: started +', 'onset: two days +', 'character: dull +', 'character: pressure +', 'radiation: spread -', 'associations: sick +', 'associations: fever -', 'time_course: comes and goes +', 'exacerbating_relieving: paracetamol +', 'severity: 6 out of 10 +']) {
       assert.ok(lines.includes(line), `${line} in ${lines.join('; ')}`);
     }
     assert.ok(summary.duration_s >= 0);

@@ -22,6 +22,32 @@ for (const backend of BACKENDS) {
       assert.ok(!JSON.stringify(response.body).includes('12345678'));
     });
 
+    test('PHI in a header is refused, never echoed as the request id; credentials and ordinary headers pass', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const refused = await registry.app.inject({ method: 'GET', url: '/v1/agents', headers: { 'x-request-id': 'MRN:00482913' } });
+      assert.equal(refused.statusCode, 422);
+      const body = refused.json() as any;
+      assert.equal(body.error.code, 'PHI_DETECTED');
+      assert.deepEqual(body.error.details.findings, [{ detector: 'mrn', in: 'header', pointer: '/x-request-id' }]);
+      assert.notEqual(refused.headers['x-request-id'], 'MRN:00482913');
+      assert.doesNotMatch(refused.body + JSON.stringify(refused.headers), /00482913/);
+      const idempotency = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': 'NHS 943 476 5919' }, payload: agentBody() });
+      assert.equal(idempotency.status, 422);
+      assert.deepEqual(idempotency.body.error.details.findings, [{ detector: 'uk_nhs_number', in: 'header', pointer: '/x-idempotency-key' }]);
+      const ordinary = await registry.app.inject({
+        method: 'GET',
+        url: '/v1/agents',
+        headers: {
+          'x-request-id': 'req-2025-06-17-0001',
+          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/156.0.8078.73',
+          traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+          authorization: 'Bearer eyJzdWIiOiIxMjMtNDUtNjc4OSJ9.e30.sig',
+        },
+      });
+      assert.notEqual(ordinary.statusCode, 422, ordinary.body);
+      assert.equal(ordinary.headers['x-request-id'], 'req-2025-06-17-0001');
+    });
+
     test('PHI is caught before validation, in query strings and in path parameters too', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const invalidAndPhi = await registry.call({
