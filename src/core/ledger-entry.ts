@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
+import { scanTextForPhi } from './phi/index.ts';
 
 /**
  * Event types that record an observation rather than a change anyone made to the registry: they are
@@ -13,7 +15,7 @@ export function isLedgerEventType(type: string): boolean {
   return !LEDGER_EXCLUDED_EVENT_TYPES.has(type);
 }
 
-/** What a ledger leaf says: the committed event, exactly as the stream delivers it. */
+/** What a ledger leaf is made from: the committed event, as the stream delivers it. */
 export type LedgerEntryContent = {
   seq: number;
   type: string;
@@ -23,13 +25,45 @@ export type LedgerEntryContent = {
 };
 
 /**
+ * Event data members whose values a leaf keeps as they are: identifiers, versions, states, counts,
+ * times and digests. Every other value, and any kept one that is not a plain token or that the PHI
+ * guard would refuse, is written as `sha256:<hex of its UTF-8>`. An append-only log cannot forget, so
+ * it holds no free text (names, reasons, URLs, personas) that a later, better guard would refuse:
+ * safe by construction, whatever an emitter puts in its event (docs/transparency.md).
+ */
+const KEPT_MEMBERS =
+  /^(?:agent_id|level|from|to|registry_id|parent_id|org_id|key_id|previous_key_id|session_id|kids?|alg|version|status|state|tier|jurisdiction|source|turns?|max_turns|headless|scopes|key_prefix|requested_by|canceled_by|action|count|seq|[a-z_]+_sha256|[a-z_]+_at|previous_not_after|not_before|not_after)$/;
+const TOKEN = /^[A-Za-z0-9._:/@+=-]{1,200}$/;
+
+const digestOf = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+
+function keptValue(value: unknown): unknown {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) && Math.abs(value) < 1e6 ? value : digestOf(String(value));
+  if (typeof value === 'string') return TOKEN.test(value) && scanTextForPhi(value).length === 0 ? value : digestOf(value);
+  if (Array.isArray(value)) return value.map(keptValue);
+  return digestOf(stringify(value) ?? '');
+}
+
+/** An event's data as its ledger leaf records it (see KEPT_MEMBERS). Deterministic: anyone holding the event can recompute it. */
+export function ledgerData(data: Record<string, unknown>): Record<string, unknown> {
+  const leaf: Record<string, unknown> = {};
+  for (const [member, value] of Object.entries(data)) {
+    const name = TOKEN.test(member) ? member : digestOf(member);
+    leaf[name] = KEPT_MEMBERS.test(member) ? keptValue(value) : digestOf(typeof value === 'string' ? value : (stringify(value) ?? 'null'));
+  }
+  return leaf;
+}
+
+/**
  * The leaf's bytes are the UTF-8 of this canonical JSON: object keys sorted by UTF-16 code units,
  * no insignificant whitespace, numbers and strings as `JSON.stringify` writes them — RFC 8785 (JCS)
- * for the values events carry (strings, integers, booleans, null, arrays, objects). Event data never
- * holds secrets or PHI (the emitters' rule), so neither does the ledger.
+ * for the values events carry (strings, integers, booleans, null, arrays, objects). The data is the
+ * event's as {@link ledgerData} records it: identifiers kept, everything else as its digest.
  */
 export function encodeLedgerEntry(content: LedgerEntryContent): string {
-  const { seq, type, subject, occurred_at, data } = content;
+  const { seq, type, subject, occurred_at } = content;
+  const data = ledgerData(content.data);
   const text = stringify({ seq, type, subject, occurred_at, data });
   if (typeof text !== 'string') throw new Error('a ledger entry must be JSON-serialisable');
   return text;

@@ -85,9 +85,10 @@ function parseLeaf(leaf: string): LeafContent | undefined {
   }
 }
 
+/** A name an entry gives its subject. Leaves since the ledger holds digests of free text have none (docs/transparency.md). */
 const nameIn = (content: LeafContent | undefined): string | undefined => {
   const name = (content?.data as { display_name?: unknown } | undefined)?.display_name;
-  return typeof name === 'string' ? name : undefined;
+  return typeof name === 'string' && !name.startsWith('sha256:') ? name : undefined;
 };
 
 /** The subject, linked to its agent's page, by the name an entry gave it (this one, or another on the page). */

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { hashFromHex, hashLeaf, merkleRoot, toHex } from '../../../src/core/crypto/merkle.ts';
-import { isLedgerEventType } from '../../../src/core/ledger-entry.ts';
+import { encodeLedgerEntry, isLedgerEventType, ledgerData } from '../../../src/core/ledger-entry.ts';
 import { insertEvents, listEvents } from '../../../src/core/storage/stores/event-store.ts';
 import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
 import { MIGRATIONS } from '../../../src/core/storage/migrations/index.ts';
 import { runWrite } from '../../../src/core/storage/write-unit.ts';
 import { EVENT_TYPES } from '../../../src/registry/events/event-types.ts';
 import { verifyConsistency, verifyInclusion, verifySignedTreeHead } from '../../../src/registry/ledger/ledger-verifier.ts';
-import { BACKENDS, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
+import { BACKENDS, agentBody, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 
 const unhex = (hex: string) => hashFromHex(hex) as Uint8Array;
 
@@ -30,6 +30,23 @@ describe('ledger entry policy', () => {
 
 for (const backend of BACKENDS) {
   describe(`transparency ledger [${backend}]`, () => {
+    test('a leaf holds identifiers and digests, never free text; anyone holding the event recomputes it', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry, agentBody({ display_name: 'Dr Jane Smith clinic' }));
+      await registry.call({ method: 'POST', url: `/v1/agents/${ulidOf(agent.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'patient complaint from Mrs Jones' } });
+      const entries = await allEntries(registry);
+      const text = entries.map((entry) => entry.leaf).join('\n');
+      assert.doesNotMatch(text, /Jane|Smith|Jones|complaint/);
+      const registered = JSON.parse(entries[0]?.leaf ?? '{}');
+      assert.equal(registered.data.agent_id, agent.agent_id);
+      assert.equal(registered.data.display_name, `sha256:${createHash('sha256').update('Dr Jane Smith clinic').digest('hex')}`);
+      assert.equal(registered.data.status, 'active');
+      const events = await listEvents(registry.storage.db, { afterSeq: 0, limit: 10 });
+      for (const [i, event] of events.entries()) {
+        assert.equal(entries[i]?.leaf, encodeLedgerEntry(event), `leaf ${i} recomputed from its event`);
+      }
+    });
+
     test('each mutation appends its events as leaves, in sequence order, with the event as canonical JSON', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const agent = await registerAgent(registry);
@@ -42,7 +59,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(entries.map((e) => [e.leaf_index, e.seq]), events.map((e, i) => [i, e.seq]));
       for (const [i, entry] of entries.entries()) {
         const event = events[i];
-        assert.deepEqual(JSON.parse(entry.leaf), { seq: event?.seq, type: event?.type, subject: event?.subject, occurred_at: event?.occurred_at, data: event?.data });
+        assert.deepEqual(JSON.parse(entry.leaf), { seq: event?.seq, type: event?.type, subject: event?.subject, occurred_at: event?.occurred_at, data: ledgerData(event?.data ?? {}) });
         assert.match(entry.leaf, /^\{"data":\{.*\},"occurred_at":"[^"]+","seq":\d+,"subject":"[^"]+","type":"[^"]+"\}$/, 'keys sorted, no spaces');
         const expected = createHash('sha256').update(Buffer.concat([Buffer.of(0), Buffer.from(entry.leaf, 'utf8')])).digest('hex');
         assert.equal(entry.leaf_hash, expected);
