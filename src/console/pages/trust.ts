@@ -144,7 +144,7 @@ async function trustPage(request: FastifyRequest<{ Querystring: TrustQuery }>, r
           : bundle?.ok && verdict && html`<${BundleResult} bundle=${bundle.body} verdict=${verdict} registryId=${registryId} />`}
       <//>`}
       <${Section} id="trust-anchors" title="Trust anchors" live=${live}>
-        ${anchors.ok ? html`<${AnchorTable} anchors=${anchors.body.anchors} />` : html`<${Problem} envelope=${anchors.envelope} status=${anchors.status} />`}
+        ${anchors.ok ? html`<${AnchorTable} anchors=${anchors.body.anchors} signing=${signing} />` : html`<${Problem} envelope=${anchors.envelope} status=${anchors.status} />`}
       <//>
       <${Section} id="trust-jwks" title="Published keys (JWKS)" live=${live}>
         ${jwks.ok ? html`<${JwksTable} keys=${jwks.body.keys} signing=${signing} />` : html`<${Problem} envelope=${jwks.envelope} status=${jwks.status} />`}
@@ -249,7 +249,7 @@ function BundleResult({ bundle, verdict, registryId }: { bundle: Record<string, 
 
 type Anchor = { key_id: string; alg: string; role: string; jwks_uri: string; not_before: string; not_after: string | null };
 
-function AnchorTable({ anchors }: { anchors: readonly Anchor[] }): View {
+function AnchorTable({ anchors, signing }: { anchors: readonly Anchor[]; signing: string | undefined }): View {
   if (anchors.length === 0) return html`<${Empty}>The registry lists no trust anchor.<//>`;
   const uris = [...new Set(anchors.map((anchor) => anchor.jwks_uri))];
   return html`<div class="table-wrap"><table>
@@ -260,7 +260,7 @@ function AnchorTable({ anchors }: { anchors: readonly Anchor[] }): View {
         <td>${anchor.alg}</td>
         <td class="hide-narrow">${anchor.role.replace(/_/g, ' ')}</td>
         <td><${Window} from=${anchor.not_before} until=${anchor.not_after} /></td>
-        <td><${KeyBadge} notBefore=${anchor.not_before} notAfter=${anchor.not_after} /></td>
+        <td><${KeyBadge} notBefore=${anchor.not_before} notAfter=${anchor.not_after} signing=${signing === undefined ? undefined : anchor.key_id === signing} /></td>
       </tr>`)}</tbody>
     </table></div>
     <p class="muted small">Keys published at ${uris.map((uri, index) => html`${index > 0 ? ', ' : ''}<code>${uri}</code>`)}.</p>`;
@@ -276,7 +276,7 @@ function JwksTable({ keys, signing }: { keys: ReadonlyArray<Record<string, unkno
         <td>${String(key.alg ?? '—')}</td>
         <td class="hide-narrow">${String(key.kty ?? '?')}${key.crv ? ` ${String(key.crv)}` : ''}${key.use ? html`<span class="muted small"> · use ${String(key.use)}</span>` : ''}</td>
         <td><${Window} from=${key.not_before} until=${key.not_after} /></td>
-        <td><${KeyBadge} notBefore=${key.not_before} notAfter=${key.not_after} /></td>
+        <td><${KeyBadge} notBefore=${key.not_before} notAfter=${key.not_after} signing=${signing === undefined ? undefined : key.kid === signing} /></td>
       </tr>`)}</tbody>
     </table></div>
     <${JsonDetails} summary="The JWKS as published (JSON)" value=${{ keys }} />`;

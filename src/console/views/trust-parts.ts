@@ -12,17 +12,21 @@ import { Badge, Time } from './parts.ts';
 export type KeyState = { state: 'valid' | 'expiring' | 'expired' | 'pending'; label: 'current' | 'retiring' | 'expired' | 'not yet valid' };
 
 /**
- * Where a key stands in its window: `current` while open-ended, `retiring` once rotation gave it a
- * `not_after` still ahead (it verifies what it signed but signs nothing new), then `expired`.
+ * Where a key stands in its window. Every key now has a `not_after` (its validity window, renewed by
+ * rotation before it ends), so what tells the key that signs from one that is retiring is `signing`,
+ * when the page knows which key signs: that one is `current`, another inside its window `retiring`.
+ * Without it (another registry's keys), a key inside its window is `current`, and one with no
+ * `not_after` (published before keys had windows) too. Past its end, `expired`.
  */
-export function keyState(notBefore: unknown, notAfter: unknown, now: number = Date.now()): KeyState {
+export function keyState(notBefore: unknown, notAfter: unknown, signing?: boolean, now: number = Date.now()): KeyState {
   if (typeof notBefore === 'string' && Date.parse(notBefore) > now) return { state: 'pending', label: 'not yet valid' };
-  if (typeof notAfter !== 'string') return { state: 'valid', label: 'current' };
-  return Date.parse(notAfter) > now ? { state: 'expiring', label: 'retiring' } : { state: 'expired', label: 'expired' };
+  if (typeof notAfter === 'string' && Date.parse(notAfter) <= now) return { state: 'expired', label: 'expired' };
+  if (signing === false) return { state: 'expiring', label: 'retiring' };
+  return { state: 'valid', label: 'current' };
 }
 
-export function KeyBadge({ notBefore, notAfter }: { notBefore: unknown; notAfter: unknown }): View {
-  const { state, label } = keyState(notBefore, notAfter);
+export function KeyBadge({ notBefore, notAfter, signing }: { notBefore: unknown; notAfter: unknown; signing?: boolean }): View {
+  const { state, label } = keyState(notBefore, notAfter, signing);
   return html`<${Badge} state=${state} label=${label} />`;
 }
 
