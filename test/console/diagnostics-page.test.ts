@@ -4,6 +4,7 @@
  * running with its pid, one that failed to start with its error), and a gateway that is not there.
  */
 import assert from 'node:assert/strict';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -11,8 +12,7 @@ import { WARD_VERSION } from '../../src/core/version.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { gatewayHealth, startTestGateway } from '../mesh/gateway/gateway-helpers.ts';
 import { rpc } from '../mesh/helpers.ts';
-import { assertAccessible, closedPort, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack } from './console-harness.ts';
-
+import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack } from './console-harness.ts';
 
 const fact = async (page: Page, section: string, term: string) =>
   ((await page.locator(`#${section} .facts div`, { has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd').textContent()) ?? '').trim();
@@ -71,7 +71,11 @@ for (const backend of BACKENDS) {
     });
 
     test('a gateway that cannot be reached is said so, with its address', async (t) => {
-      const port = await closedPort();
+      // A listener that drops every connection: a port merely closed may be taken by a parallel test.
+      const dropper = createNetServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+      t.after(() => dropper.close());
+      const port = (dropper.address() as AddressInfo).port;
       const stack = await startConsoleStack(t, backend, { consoleEnv: { GATEWAY_URL: `http://127.0.0.1:${port}` } });
       const browser = await launchBrowser(t);
       const { page, errors } = await openPage(browser);
@@ -79,7 +83,7 @@ for (const backend of BACKENDS) {
       assert.equal(response?.status(), 200, 'the registry answered; only the gateway is missing');
       const problem = page.locator('#gateway-unreachable');
       assert.match((await problem.textContent()) ?? '', new RegExp(`gateway could not be reached at http://127\\.0\\.0\\.1:${port}`));
-      assert.match((await problem.textContent()) ?? '', /ECONNREFUSED/);
+      assert.match((await problem.textContent()) ?? '', /could not be reached at http:\/\/127\.0\.0\.1:\d+[^.]*\S/, 'with the reason');
       assert.equal(await page.locator('#gateway-agents').count(), 0);
       assert.ok(await fact(page, 'diag-registry', 'Instance id'), 'the registry part is still there');
       await assertAccessible(page, '/diagnostics without a gateway');

@@ -4,6 +4,7 @@
 // trust); this file shows that they hold end to end. Forged statements are signed with the registries'
 // real keys, read from their databases, so the only thing wrong with each is what the test changes.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -352,7 +353,8 @@ describe('federation: three real registry processes', () => {
     const leaves = latest.body.entries.map((entry: { leaf: string }) => JSON.parse(entry.leaf));
     const revocation = leaves.findLast((leaf: { type: string }) => leaf.type === 'registry.revoked');
     assert.equal(revocation?.subject, org.registryId, 'the revocation is an event in the sovereign’s transparency ledger');
-    assert.equal(revocation?.data.reason, 'contract ended');
+    // The ledger commits to the reason by its digest (free text never enters it: docs/transparency.md).
+    assert.equal(revocation?.data.reason, `sha256:${createHash('sha256').update('contract ended').digest('hex')}`);
 
     const discovered = await getJson(`${root.url}/v1/discover?capability=triage.assess&federated=true`);
     assert.deepEqual(

@@ -14,6 +14,9 @@ const UNSCANNED_HEADERS = new Set([
   'cookie',
   'dpop',
   'x-api-key',
+  // Signed statements that authenticate a registry or an agent: verified, never stored as sent.
+  'ward-entity-configuration',
+  'x-mesh-signature',
   'host',
   'connection',
   'content-length',
