@@ -137,7 +137,9 @@ const NUMBER_WORD = '(?:number|num|no|#)';
 // a gap is needed unless the identifier starts with a digit ("MRN12345"), so "MRNs" stays prose.
 const MRN_LABELLED = new RegExp(
   `${LABEL_START}(?:mrn|medical[\\s_-]{0,2}record[\\s_-]{0,2}${NUMBER_WORD}|patient[\\s_-]{0,2}(?:id|identifier|${NUMBER_WORD})` +
-    `|hospital[\\s_-]{0,2}${NUMBER_WORD}|case[\\s_-]{0,2}${NUMBER_WORD})` +
+    `|hospital[\\s_-]{0,2}${NUMBER_WORD}|case[\\s_-]{0,2}${NUMBER_WORD}|med(?:ical)?\\.?[\\s_-]{0,2}rec(?:ord)?\\.?[\\s_-]{0,2}${NUMBER_WORD}\\.?` +
+    `|(?:chart|unit)[\\s_-]{0,2}${NUMBER_WORD}|chi(?:[\\s_-]{0,2}${NUMBER_WORD})?|medicare(?:[\\s_-]{0,2}card)?(?:[\\s_-]{0,2}${NUMBER_WORD})?` +
+    `|(?:insurance|subscriber|member|policy[\\s_-]{0,2}holder)[\\s_-]{0,2}(?:member[\\s_-]{0,2})?(?:id|${NUMBER_WORD}))` +
     `(?:[\\s:#=.'"-]{1,6}(?:(?:is|was)\\s{1,3})?|(?=\\d))(\\d{1,10}(?: \\d{1,10}){0,4}|[A-Za-z0-9][\\w/.-]{0,39})`,
   'gi',
 );
@@ -163,8 +165,14 @@ const ORD = '(?:st|nd|rd|th)?';
 const DATE =
   `(?:\\d{4}[-/.]${MON}[-/.]${DAY}|${DAY}[-/.]${DAY}[-/.](?:\\d{4}|\\d{2})|(?:1[89]|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])` +
   `|${DAY}${ORD}[\\s-]{1,3}${MONTH}\\.?,?[\\s-]{1,3}\\d{4}|${MONTH}\\.?[\\s-]{1,3}${DAY}${ORD},?\\s{1,3}\\d{4})(?!\\d)`;
+// Birth labels in English and in the languages of Ward's neighbours (Spanish, French, German,
+// Italian, Dutch, Portuguese, Nordic, Welsh): accents are optional, the guard reads NFKC text.
+const DOB_LABELS_ELSEWHERE =
+  'fecha[\\s_-]{1,2}de[\\s_-]{1,2}nacimiento|f\\.?[\\s_-]?nac\\.?|date[\\s_-]{1,2}de[\\s_-]{1,2}naissance|n[ée]e?[\\s_-]{1,2}le|geburtsdatum|geb\\.|geboren[\\s_-]{1,2}am' +
+  '|data[\\s_-]{1,2}di[\\s_-]{1,2}nascita|nato[\\s_-]{1,2}il|nata[\\s_-]{1,2}il|geboortedatum|geboren[\\s_-]{1,2}op|data[\\s_-]{1,2}de[\\s_-]{1,2}nascimento' +
+  '|f[öo]delsedatum|f[øo]dselsdato|syntym[äa]aika|dyddiad[\\s_-]{1,2}geni';
 const DOB_LABELLED = new RegExp(
-  `${LABEL_START}(?:d\\.?o\\.?b(?![A-Za-z])|date[\\s_-]{0,2}of[\\s_-]{0,2}birth|birth[\\s_-]{0,2}date|born(?:[\\s_-]{1,2}on)?)` +
+  `${LABEL_START}(?:d\\.?o\\.?b(?![A-Za-z])|date[\\s_-]{0,2}of[\\s_-]{0,2}birth|birth[\\s_-]{0,2}date|born(?:[\\s_-]{1,2}on)?|${DOB_LABELS_ELSEWHERE})` +
     `${LABEL_GAP}${DATE}`,
   'i',
 );
@@ -252,15 +260,19 @@ const SEGMENT_START = '(?:^|[\\r\\n]|\\\\[rn])[ \\t]{0,4}';
 // PID-1 and PID-2 then something in PID-3 (the patient identifier list). Each field is bounded and
 // cannot contain the pipe that ends it, so matching is linear.
 const PID_FIELDS = '(?:[^|\\r\\n]{0,256}\\|){2}[^|\\s]';
-const PID_SEGMENT = new RegExp(`${SEGMENT_START}PID\\|${PID_FIELDS}`);
+// Segments about a person: the patient (PID), next of kin (NK1), diagnoses (DG1), guarantor (GT1),
+// insurance (IN1). Found as `hl7v2_pid`, the detector's name from when it knew PID alone.
+const PERSON_SEGMENTS = '(?:PID|NK1|DG1|GT1|IN1)';
+const PID_SEGMENT = new RegExp(`${SEGMENT_START}${PERSON_SEGMENTS}\\|${PID_FIELDS}`);
 const MSH_SEGMENT = new RegExp(`${SEGMENT_START}MSH\\|`);
-const PID_ANYWHERE = new RegExp(`(?<![A-Za-z0-9])PID\\|${PID_FIELDS}`);
+const PID_ANYWHERE = new RegExp(`(?<![A-Za-z0-9])${PERSON_SEGMENTS}\\|${PID_FIELDS}`);
+const SEGMENT_MARKER = /(?:PID|NK1|DG1|GT1|IN1)\|/;
 
-/** HL7v2 PID: a segment-initial `PID|` with PID-3 filled in, or such a PID anywhere in an MSH message. */
+/** HL7v2 person segments: a segment-initial `PID|` (or NK1, DG1, GT1, IN1) with its third field filled in, or one anywhere in an MSH message. */
 export const hl7v2Pid: PhiTextDetector = {
   name: 'hl7v2_pid',
   test(text) {
-    if (!text.includes('PID|')) return false;
+    if (!SEGMENT_MARKER.test(text)) return false;
     return PID_SEGMENT.test(text) || (MSH_SEGMENT.test(text) && PID_ANYWHERE.test(text));
   },
 };
@@ -291,8 +303,15 @@ const LABELLED_KEYS: ReadonlyMap<string, PhiDetectorName> = new Map<string, PhiD
     'patientnumber',
     'patientmrn',
     'hospitalnumber',
+    'chinumber',
+    'chi',
+    'medicarenumber',
+    'medicareno',
+    'insurancememberid',
+    'memberid',
+    'subscriberid',
   ].map((k) => [k, 'mrn'] as const),
-  ...['dob', 'dateofbirth', 'birthdate', 'patientdob', 'patientbirthdate'].map(
+  ...['dob', 'dateofbirth', 'birthdate', 'patientdob', 'patientbirthdate', 'fechadenacimiento', 'datedenaissance', 'geburtsdatum', 'datadinascita', 'geboortedatum'].map(
     (k) => [k, 'date_of_birth'] as const,
   ),
 ]);

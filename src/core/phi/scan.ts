@@ -82,6 +82,11 @@ function scanText(state: ScanState, text: string, pointer: string, key: string |
   }
 }
 
+/** The detector a short string names when it is itself a label ("DOB", "NHS number"), if any. */
+function labelIn(value: unknown): PhiDetectorName | undefined {
+  return typeof value === 'string' && value.length <= 40 ? labelledKeyDetector(normaliseText(value)) : undefined;
+}
+
 /**
  * Visits one value. `key` is the nearest object key above it (array items inherit their array's), which
  * both labels scalars (`{ "ssn": 123456789 }`) and gives detectors context (a `phone` key).
@@ -113,19 +118,27 @@ function walk(
   if (value === null || ArrayBuffer.isView(value) || value instanceof Date) return;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length && !isFull(state); i++) {
-      walk(state, value[i], `${pointer}/${i}`, depth + 1, key, label);
+      // ["DOB", "1980-03-12"]: an item that is a label labels the text item after it.
+      const previous = i > 0 && typeof value[i] === 'string' ? labelIn(value[i - 1]) : undefined;
+      walk(state, value[i], `${pointer}/${i}`, depth + 1, key, previous ?? label);
     }
     return;
   }
   if (isFhirPatientDataResource(value)) add(state, 'fhir_resource', pointer);
   if (depth + 1 > state.maxDepth) return;
   const record = value as Record<string, unknown>;
+  // {"field": "DOB", "value": "1980-03-12"}: a member whose value is a label labels its siblings.
+  const labelMember = Object.keys(record).find((childKey) => labelIn(record[childKey]) !== undefined);
+  const siblingLabel = labelMember === undefined ? undefined : labelIn(record[labelMember]);
   for (const childKey of Object.keys(record)) {
     if (isFull(state)) return;
     const childPointer = `${pointer}/${escapePointerToken(childKey)}`;
     // A key holding PHI is reported at its object: the key's own pointer would spell the PHI out.
     scanText(state, childKey, pointer, undefined);
-    walk(state, record[childKey], childPointer, depth + 1, childKey, labelledKeyDetector(normaliseText(childKey)));
+    const ownLabel = labelledKeyDetector(normaliseText(childKey));
+    // A sibling's label applies to text only: `{"field": "mrn", "max_length": 16}` describes a field.
+    const borrowed = childKey === labelMember || typeof record[childKey] !== 'string' ? undefined : siblingLabel;
+    walk(state, record[childKey], childPointer, depth + 1, childKey, ownLabel ?? borrowed);
   }
 }
 

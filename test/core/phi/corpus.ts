@@ -482,7 +482,23 @@ export const BLOCKED: readonly BlockedSample[] = [
   blocked('a DOB label behind entities', withDescription('D&#79;B: 1980-03-12'), 'date_of_birth', '/description'),
   blocked('an MRN label in full-width letters', withDescription('\uff2d\uff32\uff2e: 00482913'), 'mrn', '/description'),
   blockedQuery('a zero-width SSN in a query', { q: '123\u200c-45-6789' }, 'us_ssn', '/query/q'),
-  blockedQuery('a percent-encoded MRN in a query value', { q: 'MRN%3A%2000482913' }, 'mrn', '/query/q'),
+  blockedQuery('a percent-encoded MRN in a query value', { q: 'MRN%3A%2000482913' }, 'mrn', '/query/q'),  // Labels elsewhere (issue 19, finding 2): other languages, other identifiers, other segments, split fields.
+  blocked('a Spanish birth label', withDescription('Paciente: fecha de nacimiento 12/03/1980'), 'date_of_birth', '/description'),
+  blocked('a French birth label', withDescription('Née le 12/03/1980 à Lille'), 'date_of_birth', '/description'),
+  blocked('a German birth label', withDescription('Geburtsdatum: 12.03.1980'), 'date_of_birth', '/description'),
+  blocked('an Italian birth label', withDescription('data di nascita 1980-03-12'), 'date_of_birth', '/description'),
+  blocked('a Dutch birth label', withDescription('geboortedatum: 12-03-1980'), 'date_of_birth', '/description'),
+  blocked('"med rec no." label', withDescription('Med. rec. no. 00482913'), 'mrn', '/description'),
+  blocked('a chart number', withDescription('chart # 4471-2209'), 'mrn', '/description'),
+  blocked('a CHI number, labelled', withDescription('CHI 1203801234'), 'mrn', '/description'),
+  blocked('a Medicare number, labelled', withDescription('Medicare card number 2953 51674 1'), 'mrn', '/description'),
+  blocked('an insurance member id', withTags({ note: 'insurance member id W123456789' }), 'mrn', '/policy_tags/note'),
+  blocked('a member id under its key', withTags({ member_id: 'XKZ90011' + '2' }), 'mrn', '/policy_tags/member_id'),
+  blocked('a DG1 diagnosis segment', withDescription('DG1|1||I10^Essential hypertension^I10||20250101|A'), 'hl7v2_pid', '/description'),
+  blocked('an NK1 next-of-kin segment', withTags({ sample: `${MSH}\rNK1|1|DOE^JANE|SPO^Spouse|12 HIGH ST` }), 'hl7v2_pid', '/policy_tags/sample'),
+  blocked('a label and its value in separate fields', withTags({ field: 'DOB', value: '1980-03-12' }), 'date_of_birth', '/policy_tags/value'),
+  blocked('an NHS label then its value in an array', withTags({ pairs: ['NHS number', `${NHS_A.slice(0, 3)}-${NHS_A.slice(3, 6)}-${NHS_A.slice(6)}`] }), 'uk_nhs_number', '/policy_tags/pairs/1'),
+  blocked('an MRN label then its value in an array', withTags({ pairs: ['MRN', 'A0045821'] }), 'mrn', '/policy_tags/pairs/1'),
 ];
 
 const ordinary = (name: string, input: unknown): OrdinarySample => ({ name, in: 'body', input });
@@ -631,6 +647,11 @@ export const ORDINARY: readonly OrdinarySample[] = [
   ordinary('base64 of ordinary text', withTags({ note: Buffer.from('Triage v2 release 2025-06-17, 24/7 cover').toString('base64') })),
   ordinary('JSON inside a string without PHI', withTags({ raw: JSON.stringify({ pathway: 'stroke', version: 3, regions: ['GB', 'IE'] }) })),
   ordinary('zero-width characters in a brand name', withDescription('North\u200bwind Health \u2060Triage\ufeff')),
+  ordinary('field descriptions naming identifiers', withTags({ fields: [{ field: 'mrn', max_length: 16, required: true }, { field: 'DOB', format: 'date' }] })),
+  ordinary('a label list without values', withTags({ accepted_identifiers: ['NHS number', 'MRN', 'DOB', 'CHI number'] })),
+  ordinary('HL7 segment names in prose', withDescription('Maps PID, NK1, DG1 and IN1 segments from ADT^A01 to FHIR; GT1 is ignored.')),
+  ordinary('member and chart words without identifiers', withDescription('Member services and chart review for the Leeds unit; policy holders get a summary.')),
+  ordinary('dates near French and German words', withDescription('Mise à jour le 12/03/2025; geprüft am 12.03.2025; née is a word in the glossary.')),
   {
     name: 'repeated query parameters',
     in: 'query',
