@@ -9,3 +9,4 @@ export {
   type PhiFinding,
   type PhiScanOptions,
 } from './scan.ts';
+export { scanHeadersForPhi } from './headers.ts';

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { createServerMetrics, serveProbesAndMetrics } from '../../core/http/http-metrics.ts';
-import { scanForPhi } from '../../core/phi/index.ts';
+import { scanForPhi, scanHeadersForPhi } from '../../core/phi/index.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
 import { createMeshAuthenticator, type MeshPrincipal } from '../runtime/auth.ts';
@@ -150,7 +150,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     if (!fleet.has(alias)) return answer(reply, 200, errorsFor(decoded(), meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
     if (config.GATEWAY_PHI_GUARD) {
       const value = decoded();
-      const findings = value === undefined ? [] : scanForPhi(value);
+      const findings = [...scanHeadersForPhi(request.headers), ...(value === undefined ? [] : scanForPhi(value))];
       if (findings.length > 0) return answer(reply, 200, errorsFor(value, meshErrorObject('PHI_BLOCKED', undefined, { findings })));
     }
     let url: string;

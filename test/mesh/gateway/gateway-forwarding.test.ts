@@ -46,6 +46,15 @@ describe('gateway: forwarding', () => {
     assert.equal((await agentHealth(gateway, 'probe')).state, 'stopped');
   });
 
+  test('health data in a header is refused with -32012 too, naming the header, never the value', async (t) => {
+    const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
+    const answer = await post(`${gateway.url}/rpc/probe`, { jsonrpc: '2.0', id: 7, method: 'probe/info' }, { ...(await authHeaders()), 'x-case-ref': 'MRN 00482913' });
+    assert.equal(answer.body.error.code, -32012);
+    assert.deepEqual(answer.body.error.data.findings, [{ detector: 'mrn', in: 'header', pointer: '/x-case-ref' }]);
+    assert.doesNotMatch(JSON.stringify(answer.body), /00482913/);
+    assert.equal((await agentHealth(gateway, 'probe')).state, 'stopped');
+  });
+
   test('agent answers pass through unchanged, errors included (-32601 from the agent)', async (t) => {
     const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
     const answer = await rpc(`${gateway.url}/rpc/probe`, 'no/such/method', {});
