@@ -61,6 +61,8 @@ export const ConfigSchema = Type.Object({
   REGISTRY_KEY_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** Earlier key-encryption keys, comma-separated, while rotating: keys sealed under them are sealed again. */
   REGISTRY_KEY_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
+  /** Requests a minute each client address may make to the public federation routes; 0 turns the limit off. */
+  REGISTRY_FEDERATION_RATE_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120 }),
   /** How long a new signing key is valid (its trust anchor's `not_after`). */
   REGISTRY_KEY_LIFETIME_DAYS: Type.Integer({ minimum: 2, maximum: 3650, default: 365 }),
   /** Renew (rotate) the signing key this many days before its `not_after`; 0 only warns. */

@@ -284,7 +284,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     // An outage refuses API-key requests (503) rather than lifting limits; say why in the log.
     redis?.on('error', (error: unknown) => app.log.warn({ err: error }, 'redis connection error'));
     const meter = createUsageMeter({ storage, log: (error) => app.log.warn({ err: error }, 'usage flush failed') });
-    registerRateLimits(app, { limiter, meter, clock });
+    registerRateLimits(app, { limiter, meter, clock, federationPerMinute: config.REGISTRY_FEDERATION_RATE_PER_MINUTE });
     await registerProductionHeaders(app, config);
     registerPhiGuard(app);
     registerTextGuard(app);

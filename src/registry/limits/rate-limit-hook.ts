@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
+import type { TierLimits } from '../../core/tiers.ts';
 import { WardError } from '../../core/errors.ts';
 import type { UsageMeter } from '../usage/usage-meter.ts';
 import { bucketOf, decide, limitRequestFor } from './limit-policy.ts';
@@ -19,10 +20,49 @@ const UNAVAILABLE_RETRY_MS = 1000;
  * - The limiter unreachable (Redis down): 503 SERVICE_UNAVAILABLE. A health registry does not run
  *   unlimited on an outage (docs/operations.md).
  */
+/** The federation routes other registries call without an API key (docs/federation.md). */
+const PUBLIC_FEDERATION_ROUTES = new Set(['/v1/federation/fetch', '/v1/federation/status']);
+
+/** The limits a caller's address has on the public federation routes: one per-minute bucket. */
+function federationLimits(perMinute: number): TierLimits {
+  return {
+    requests_per_minute: perMinute,
+    requests_per_day: null,
+    max_agents: null,
+    discovery_per_minute: null,
+    routing_per_minute: null,
+    federation: true,
+    events_sse: false,
+    sla: null,
+  };
+}
+
 export function registerRateLimits(
   app: FastifyInstance,
-  deps: { limiter: RateLimiter; meter: UsageMeter; clock: Clock },
+  deps: { limiter: RateLimiter; meter: UsageMeter; clock: Clock; federationPerMinute: number },
 ): void {
+  // The public federation routes carry no API key, so their limit is per client address: a child
+  // fetches its grant every few minutes, so the default (120 a minute) only stops a flood.
+  if (deps.federationPerMinute > 0) {
+    const limits = federationLimits(deps.federationPerMinute);
+    app.addHook('onRequest', async (request, reply) => {
+      if (!PUBLIC_FEDERATION_ROUTES.has(request.routeOptions.url ?? '')) return;
+      const nowMs = deps.clock.now().getTime();
+      let state: LimitState;
+      try {
+        state = await deps.limiter.take(limitRequestFor(`federation-ip:${request.ip}`, limits, 'general', nowMs));
+      } catch (error) {
+        request.log.error({ err: error, limiter: deps.limiter.kind }, 'rate limiter unavailable; request refused');
+        throw new WardError('SERVICE_UNAVAILABLE', 'Rate limits cannot be checked at the moment.', {}, UNAVAILABLE_RETRY_MS);
+      }
+      const decision = decide(state, nowMs);
+      reply.headers(decision.headers);
+      if (!decision.refusal) return;
+      const refusal = new WardError('RATE_LIMITED', 'This address is over the federation routes\' rate limit.', { ...decision.refusal.details, scope: 'federation' }, decision.refusal.retryAfterMs);
+      refusal.headers = decision.headers;
+      throw refusal;
+    });
+  }
   app.addHook('onRequest', async (request, reply) => {
     const { caller } = request;
     if (!caller?.tier || caller.principal.kind !== 'api_key') return;

@@ -1,0 +1,33 @@
+/**
+ * The public federation routes carry no API key (other registries call them), so they are limited
+ * per client address (issue 19, item 5): over REGISTRY_FEDERATION_RATE_PER_MINUTE a caller gets 429
+ * RATE_LIMITED with Retry-After; 0 turns the limit off.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildTestRegistry } from '../../helpers/registry.ts';
+
+describe('rate limits on the public federation routes', () => {
+  test('one address over its per-minute limit is refused with 429 and Retry-After; another address is not', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite', { env: { REGISTRY_FEDERATION_RATE_PER_MINUTE: '3' } });
+    const ask = (remoteAddress: string, path = '/v1/federation/status?sub=registry%3A%2F%2Fgb%2Fregistries%2Fnone') =>
+      registry.app.inject({ method: 'GET', url: path, remoteAddress });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await ask('203.0.113.7')).statusCode);
+    assert.ok(statuses.every((status) => status !== 429), statuses.join(' '));
+    const refused = await ask('203.0.113.7', '/v1/federation/fetch?sub=registry%3A%2F%2Fgb%2Fregistries%2Fnone');
+    assert.equal(refused.statusCode, 429);
+    assert.equal((refused.json() as any).error.code, 'RATE_LIMITED');
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    assert.notEqual((await ask('203.0.113.8')).statusCode, 429, 'the limit is per address');
+    assert.notEqual((await registry.app.inject({ method: 'GET', url: '/v1/metadata', remoteAddress: '203.0.113.7' })).statusCode, 429, 'other routes are not affected');
+  });
+
+  test('0 turns the limit off', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite', { env: { REGISTRY_FEDERATION_RATE_PER_MINUTE: '0' } });
+    for (let i = 0; i < 10; i += 1) {
+      const answer = await registry.app.inject({ method: 'GET', url: '/v1/federation/status?sub=x', remoteAddress: '203.0.113.7' });
+      assert.notEqual(answer.statusCode, 429);
+    }
+  });
+});
