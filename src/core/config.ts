@@ -61,6 +61,8 @@ export const ConfigSchema = Type.Object({
   REGISTRY_KEY_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** Earlier key-encryption keys, comma-separated, while rotating: keys sealed under them are sealed again. */
   REGISTRY_KEY_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
+  /** dpop mode: require server-issued DPoP nonces (RFC 9449 §8) in every proof. */
+  REGISTRY_DPOP_NONCES: Type.Boolean({ default: false }),
   /** Requests a minute each client address may make to the public federation routes; 0 turns the limit off. */
   REGISTRY_FEDERATION_RATE_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120 }),
   /** How long a new signing key is valid (its trust anchor's `not_after`). */

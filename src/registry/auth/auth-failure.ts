@@ -32,10 +32,11 @@ export const AUTH_FAILURE_REASONS = {
   proof_wrong_ath: { error: 'invalid_dpop_proof', status: 401 },
   proof_stale: { error: 'invalid_dpop_proof', status: 401 },
   proof_replayed: { error: 'invalid_dpop_proof', status: 401 },
+  use_dpop_nonce: { error: 'use_dpop_nonce', status: 401 },
   unavailable: { error: undefined, status: 503 },
 } as const satisfies Record<
   string,
-  { error: 'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | undefined; status: 401 | 503 }
+  { error: 'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'use_dpop_nonce' | undefined; status: 401 | 503 }
 >;
 
 /** A literal union so a `switch` over the reason narrows. */
@@ -48,6 +49,8 @@ export type AuthFailureReason = keyof typeof AUTH_FAILURE_REASONS;
 export class AuthFailure extends Error {
   readonly reason: AuthFailureReason;
   readonly scheme: AuthScheme;
+  /** Headers the refusal carries besides the challenge (`DPoP-Nonce` with `use_dpop_nonce`). */
+  headers: Record<string, string> = {};
 
   /** `options.cause` is for the operator's log (e.g. why the JWKS fetch failed); it is never sent. */
   constructor(

@@ -1,6 +1,6 @@
 // REGISTRY_AUTH_MODE=dpop: checks a DPoP proof (RFC 9449 §4.3) and binds the access token to the proof
 // key (§6.1). jose verifies the signature with the proof's own public key; the rest is checked here.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import {
   EmbeddedJWK,
   calculateJwkThumbprint,
@@ -38,7 +38,32 @@ export type DpopVerifierOptions = {
   iatWindowSec?: number;
   /** Allowed proof algorithms; default ES256, EdDSA, RS256. Symmetric algorithms are never allowed. */
   algorithms?: readonly string[];
+  /** Server-issued nonces (RFC 9449 §8), when required (REGISTRY_DPOP_NONCES). */
+  nonces?: DpopNonces;
 };
+
+/** Server nonces: the one to hand out now, and whether one a proof carries is still fresh. */
+export type DpopNonces = { current(at: Date): string; accepts(nonce: string, at: Date): boolean };
+
+const NONCE_WINDOW_MS = 5 * 60_000;
+
+/**
+ * Stateless nonces every instance agrees on: an HMAC of the five-minute window under a key derived
+ * from a secret all instances share (MESH_JWT_SECRET, with its own label so the two uses never meet).
+ * A proof's nonce is accepted in its window and the next, so a client is asked for a new one at most
+ * every five minutes, and a proof made more than ten minutes before its use is refused (§8's aim:
+ * proofs cannot be made in advance). Nonces are not secret; they cannot be forged ahead of time.
+ */
+export function createDpopNonces(sharedSecret: string): DpopNonces {
+  const key = createHash('sha256').update(`ward dpop nonce\u0000${sharedSecret}`).digest();
+  const nonceFor = (window: number) => createHmac('sha256', key).update(String(window)).digest('base64url');
+  const windowOf = (at: Date) => Math.floor(at.getTime() / NONCE_WINDOW_MS);
+  const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  return {
+    current: (at) => nonceFor(windowOf(at)),
+    accepts: (nonce, at) => same(nonce, nonceFor(windowOf(at))) || same(nonce, nonceFor(windowOf(at) - 1)),
+  };
+}
 
 // Members that only a private or symmetric JWK has; a proof carrying one has leaked its own key.
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
@@ -131,7 +156,8 @@ async function verifySignature(proof: string, algorithms: ReadonlySet<string>, n
  * equals the request URL (query and fragment ignored, normalised); `iat` is within `iatWindowSec` of
  * now either way; `ath` is the hash of the access token; `jti` was not seen before. The id is
  * remembered for twice the window, the longest a proof can stay acceptable, keyed by proof key and
- * `jti` so one client cannot burn another's ids. Server-issued nonces (§8, §9) are not used.
+ * `jti` so one client cannot burn another's ids. With `nonces`, the proof must carry a current server
+ * nonce (§8): without one the answer is `use_dpop_nonce` with a `DPoP-Nonce` header to retry with.
  */
 export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
   const iatWindowSec = options.iatWindowSec ?? 60;
@@ -168,6 +194,14 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
         throw refuse('proof_wrong_ath', 'The DPoP proof has no access token hash ("ath").');
       if (ath !== accessTokenHash(accessToken)) {
         throw refuse('proof_wrong_ath', 'The DPoP proof was made for another access token.');
+      }
+      if (options.nonces) {
+        const nonce = (payload as Record<string, unknown>).nonce;
+        if (typeof nonce !== 'string' || !options.nonces.accepts(nonce, at)) {
+          const failure = refuse('use_dpop_nonce', 'This registry requires a DPoP nonce: make a new proof with the DPoP-Nonce of this answer.');
+          failure.headers = { 'dpop-nonce': options.nonces.current(at) };
+          throw failure;
+        }
       }
       const jkt = await calculateJwkThumbprint(protectedHeader.jwk as JWK, 'sha256');
       // Last, so that only a proof that passed every other check can take a place in the cache.

@@ -8,7 +8,7 @@ import { isOrgId } from '../../core/ids.ts';
 import { AuthFailure, wwwAuthenticate, type AuthScheme } from './auth-failure.ts';
 import type { Caller, TokenAuthenticator } from './authentication.ts';
 import type { PresentedCredential } from './credentials.ts';
-import { assertDpopBound, createDpopVerifier } from './dpop.ts';
+import { assertDpopBound, createDpopNonces, createDpopVerifier } from './dpop.ts';
 import { assertNotSenderConstrained, createJwtVerifier } from './jwt-bearer.ts';
 import { assertCertificateBound } from './mtls.ts';
 import { createMemoryReplayCache, createRedisReplayCache } from './replay-cache.ts';
@@ -32,7 +32,10 @@ export function createTokenAuthenticator(config: Config, options: { redis?: Redi
   });
   const dpop =
     mode === 'dpop'
-      ? createDpopVerifier({ replayCache: options.redis ? createRedisReplayCache(options.redis) : createMemoryReplayCache() })
+      ? createDpopVerifier({
+          replayCache: options.redis ? createRedisReplayCache(options.redis) : createMemoryReplayCache(),
+          ...(config.REGISTRY_DPOP_NONCES ? { nonces: createDpopNonces(config.MESH_JWT_SECRET) } : {}),
+        })
       : undefined;
 
   async function verify(credential: PresentedCredential, request: FastifyRequest): Promise<Caller> {
@@ -67,7 +70,7 @@ export function createTokenAuthenticator(config: Config, options: { redis?: Redi
         throw new WardError('SERVICE_UNAVAILABLE', 'Credentials cannot be verified right now.', {}, 1000);
       }
       const failure = new WardError('UNAUTHORIZED', error.message);
-      failure.headers = { 'www-authenticate': wwwAuthenticate(error) };
+      failure.headers = { ...error.headers, 'www-authenticate': wwwAuthenticate(error) };
       throw failure;
     }
   };

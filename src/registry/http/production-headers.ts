@@ -17,7 +17,7 @@ export async function registerProductionHeaders(app: FastifyInstance, config: Co
     origin: production ? allowed : true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['authorization', 'content-type', 'dpop', 'if-match', 'x-api-key', 'x-idempotency-key', 'x-request-id', 'last-event-id'],
-    exposedHeaders: ['etag', 'location', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'x-request-id'],
+    exposedHeaders: ['etag', 'location', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'x-request-id', 'dpop-nonce'],
     maxAge: 600,
     // An OPTIONS that is not a CORS preflight (no Origin) is answered 204 like any allowed method,
     // not with the plugin's plain-text 400 outside the envelope.

@@ -162,4 +162,31 @@ describe('authentication modes through the registry', () => {
       (error: Error & { response?: Response }) => error.name === 'WWWAuthenticateChallengeError' && error.response?.status === 401,
     );
   });
+
+  test('dpop with REGISTRY_DPOP_NONCES: a proof without the server nonce is use_dpop_nonce with a DPoP-Nonce; the real client retries and is accepted', async (t) => {
+    const { key, env } = await jwtEnvironment(t, 'dpop');
+    const storage = await openTestStorage(t, 'sqlite');
+    const app = await buildRegistry({ config: loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...env, REGISTRY_DPOP_NONCES: 'true' }), storage, logger: false });
+    t.after(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const keyPair = await oauth.generateKeyPair('ES256', { extractable: true });
+    const handle = oauth.DPoP({}, keyPair);
+    const token = await signToken(key, currentClaims({ cnf: { jkt: await handle.calculateThumbprint() } }));
+    const request = () =>
+      oauth.protectedResourceRequest(token, 'GET', new URL(`${base}/v1/agents`), new Headers(), undefined, { DPoP: handle, [oauth.allowInsecureRequests]: true });
+    let nonceError: unknown;
+    try {
+      await request();
+    } catch (error) {
+      nonceError = error;
+    }
+    assert.ok(oauth.isDPoPNonceError(nonceError), 'the first proof, without a nonce, is asked for one');
+    const refused = (nonceError as { response: Response }).response;
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate') ?? '', /^DPoP realm="ward", error="use_dpop_nonce"/);
+    assert.match(refused.headers.get('dpop-nonce') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    const retried = await request();
+    assert.equal(retried.status, 200, 'the client kept the nonce and its next proof carries it');
+  });
 });
