@@ -54,6 +54,8 @@ export const ConfigSchema = Type.Object({
   REGISTRY_TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_MTLS_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** mtls mode: PEM CRL(s) of the client CA, re-read when the file changes; revoked client certificates fail the handshake. */
+  REGISTRY_MTLS_CRL_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
   /** Key-encryption key for the signing keys at rest: 32 bytes, base64 or hex (docs/security.md). */
   REGISTRY_KEY_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),

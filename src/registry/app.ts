@@ -12,7 +12,7 @@ import { registryUri } from '../core/ids.ts';
 import { createAgentService } from './agents/agent-service.ts';
 import { Redis } from 'ioredis';
 import { registerAuthentication, type TokenAuthenticator } from './auth/authentication.ts';
-import { tlsServerOptions } from './auth/mtls.ts';
+import { tlsServerOptions, watchCrl } from './auth/mtls.ts';
 import { createTokenAuthenticator } from './auth/token-authenticator.ts';
 import { registerProductionHeaders } from './http/production-headers.ts';
 import { createApiKeyService } from './keys/api-key-service.ts';
@@ -112,7 +112,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
             https: tlsServerOptions({
               certFile: config.REGISTRY_TLS_CERT_FILE,
               keyFile: config.REGISTRY_TLS_KEY_FILE as string,
-              ...(config.REGISTRY_AUTH_MODE === 'mtls' ? { caFile: config.REGISTRY_MTLS_CA_FILE as string } : {}),
+              ...(config.REGISTRY_AUTH_MODE === 'mtls'
+                ? { caFile: config.REGISTRY_MTLS_CA_FILE as string, ...(config.REGISTRY_MTLS_CRL_FILE ? { crlFile: config.REGISTRY_MTLS_CRL_FILE } : {}) }
+                : {}),
             }),
           }
         : {}),
@@ -122,6 +124,11 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       clientErrorHandler: clientErrorInEnvelope,
     }).withTypeProvider<TypeBoxTypeProvider>();
 
+    if (config.REGISTRY_AUTH_MODE === 'mtls' && config.REGISTRY_TLS_CERT_FILE && config.REGISTRY_MTLS_CRL_FILE) {
+      const files = { certFile: config.REGISTRY_TLS_CERT_FILE, keyFile: config.REGISTRY_TLS_KEY_FILE as string, caFile: config.REGISTRY_MTLS_CA_FILE as string, crlFile: config.REGISTRY_MTLS_CRL_FILE };
+      const stopWatching = watchCrl(app.server as never, files, (message, error) => (error ? app.log.warn({ err: error }, message) : app.log.info(message)));
+      app.addHook('onClose', async () => stopWatching());
+    }
     const apiKeys = await createApiKeyService({
       storage,
       clock,

@@ -2,7 +2,8 @@
 // module loads the server's TLS material and checks that a token is bound to the certificate presented.
 import type { Buffer } from 'node:buffer';
 import { X509Certificate, createHash, createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { AuthFailure } from './auth-failure.ts';
 
 /**
@@ -47,6 +48,8 @@ export type TlsFiles = {
   keyFile: string;
   /** `REGISTRY_MTLS_CA_FILE`: PEM CA certificate(s) client certificates must chain to; unset = no client certificates. */
   caFile?: string;
+  /** `REGISTRY_MTLS_CRL_FILE`: PEM certificate revocation list(s) of that CA; a revoked client certificate fails the handshake. */
+  crlFile?: string;
 };
 
 /** Options for `https.createServer` / Fastify's `https` option. */
@@ -54,6 +57,7 @@ export type TlsServerOptions = {
   key: Buffer;
   cert: Buffer;
   ca?: Buffer;
+  crl?: Buffer;
   requestCert: boolean;
   rejectUnauthorized: boolean;
   minVersion: 'TLSv1.2';
@@ -97,5 +101,37 @@ export function tlsServerOptions(files: TlsFiles): TlsServerOptions {
   }
   const ca = readPem(files.caFile, 'client CA certificate');
   parse(files.caFile, 'client CA certificate', () => new X509Certificate(ca));
-  return { key, cert, ca, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' };
+  const crl = files.crlFile === undefined ? undefined : readCrl(files.crlFile);
+  return { key, cert, ca, ...(crl ? { crl } : {}), requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' };
+}
+
+/** A CRL file, checked to hold at least one PEM CRL that OpenSSL accepts (a bad file stops start-up). */
+function readCrl(file: string): Buffer {
+  const crl = readPem(file, 'certificate revocation list');
+  if (!crl.toString('latin1').includes('-----BEGIN X509 CRL-----')) {
+    throw new Error(`The certificate revocation list file ${file} does not hold a PEM X509 CRL.`);
+  }
+  parse(file, 'certificate revocation list', () => createSecureContext({ crl }));
+  return crl;
+}
+
+/**
+ * Re-reads the CRL file when it changes (checked every `intervalMs`), so a revocation published by
+ * the CA takes effect without a restart: new handshakes use the new list. A file that no longer reads
+ * as a CRL is logged and the previous list kept.
+ */
+export function watchCrl(server: { setSecureContext(options: SecureContextOptions): void }, files: TlsFiles, log: (message: string, error?: unknown) => void, intervalMs = 60_000): () => void {
+  const crlFile = files.crlFile;
+  if (crlFile === undefined) return () => {};
+  const listener = (current: Stats, previous: Stats) => {
+    if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;
+    try {
+      server.setSecureContext(tlsServerOptions(files));
+      log('certificate revocation list reloaded');
+    } catch (error) {
+      log('certificate revocation list not reloaded; the previous one stays in force', error);
+    }
+  };
+  watchFile(crlFile, { interval: intervalMs }, listener);
+  return () => unwatchFile(crlFile, listener);
 }

@@ -12,7 +12,9 @@ import {
   assertCertificateBound,
   certificateThumbprint,
   tlsServerOptions,
+  watchCrl,
 } from '../../../src/registry/auth/mtls.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import {
   AUDIENCE,
   ISSUER,
@@ -131,6 +133,32 @@ describe('mTLS at the handshake', () => {
     assert.equal(answer.body.subject, 'agent-client-1');
     assert.equal(answer.body.thumbprint, pki.opensslThumbprint('client'));
     assert.equal(certificateThumbprint(pki.der('client')), pki.opensslThumbprint('client'));
+  });
+});
+
+describe('certificate revocation (REGISTRY_MTLS_CRL_FILE)', () => {
+  it('a certificate the CA revoked fails the handshake; the CRL file is re-read when it changes; a bad file stops start-up', async (t) => {
+    const files = { certFile: pki.path('server.pem'), keyFile: pki.path('server.key'), caFile: pki.path('ca.pem') };
+    // A CRL revoking only a certificate nobody uses here: the others from the CA get in.
+    const crlFile = pki.revoke('expired-client');
+    const app = Fastify({ https: tlsServerOptions({ ...files, crlFile }) });
+    app.get('/v1/whoami', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    t.after(() => app.close());
+    const port = (app.server.address() as AddressInfo).port;
+    assert.equal((await call(port, 'other-client')).status, 200);
+
+    const reloaded: string[] = [];
+    const stop = watchCrl(app.server as never, { ...files, crlFile }, (message) => reloaded.push(message), 50);
+    t.after(stop);
+    pki.revoke('other-client');
+    await eventually(async () => (reloaded.includes('certificate revocation list reloaded') ? true : undefined), 'the CRL reload');
+    await assert.rejects(call(port, 'other-client'), 'revoked: the handshake fails');
+    assert.equal((await call(port, 'client')).status, 200, 'a certificate not revoked still gets in');
+
+    const bad = pki.path('not-a-crl.pem');
+    writeFileSync(bad, 'not a CRL');
+    assert.throws(() => tlsServerOptions({ ...files, crlFile: bad }), /does not hold a PEM X509 CRL/);
   });
 });
 

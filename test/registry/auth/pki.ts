@@ -20,6 +20,8 @@ export type Pki = {
   der(name: string): Buffer;
   /** OpenSSL's own SHA-256 fingerprint of `<name>.pem`, as base64url (an independent thumbprint). */
   opensslThumbprint(name: string): string;
+  /** Revokes `<name>.pem` at the CA and writes the CA's CRL; returns the CRL file's path. */
+  revoke(name: string): string;
   remove(): void;
 };
 
@@ -120,6 +122,11 @@ export function makePki(): Pki {
       const line = run(['x509', '-in', `${name}.pem`, '-noout', '-fingerprint', '-sha256']);
       const hex = line.trim().split('=')[1]?.replaceAll(':', '') ?? '';
       return Buffer.from(hex, 'hex').toString('base64url');
+    },
+    revoke(name) {
+      run(['ca', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-revoke', `${name}.pem`]);
+      run(['ca', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-gencrl', '-crldays', '1', '-out', 'crl.pem']);
+      return join(dir, 'crl.pem');
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
