@@ -4,8 +4,6 @@
  * let a verifier holding only the root's keys check a chain. Keys of a child change only through
  * an entity configuration signed by a key the parent already holds for it (rollover, not takeover).
  */
-import { PrivateAddressError } from '../../core/net/guarded-fetch.ts';
-import { calculateJwkThumbprint, type JWK } from 'jose';
 import { isDeepStrictEqual } from 'node:util';
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -25,77 +23,14 @@ import {
   type RegistryRow,
 } from '../../core/storage/stores/registry-store.ts';
 import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
-import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { verifiedPayload } from '../trust/key-set.ts';
-import { childConstraints, hasPrivateKeyMaterial, signDelegationStatement, signStatusToken, unreadableWindowMember, type PublishedJwk } from './delegation-statement.ts';
+import { rolledOverKeys } from './child-key-rollover.ts';
+import { resolveChildKeys } from './child-keys.ts';
+import type { DelegationGrant, PreparedRegistry, RegisterRegistryInput, RegistryRecord, TrustAnchorInput } from './child-registry-types.ts';
+import { childConstraints, signDelegationStatement, signStatusToken } from './delegation-statement.ts';
+import { checkChildTier } from './tier-policy.ts';
 
-export const ENTITY_CONFIGURATION_TYP = 'ward-entity+jwt';
-export type ChildTier = RegistryRow['tier'];
-export type AnchorRole = 'root' | 'sovereign_registry' | 'organisation' | 'agent';
-
-export type TrustAnchorInput = {
-  key_id: string;
-  alg: 'RS256' | 'ES256' | 'EdDSA';
-  jwks_uri: string;
-  thumbprint_sha256: string;
-  role?: AnchorRole;
-  not_before?: string;
-  not_after?: string | null;
-};
-
-export type RegisterRegistryInput = {
-  display_name: string;
-  jurisdiction: string;
-  tier: ChildTier;
-  trust_anchors: TrustAnchorInput[];
-  api_base_url?: string;
-  /** The last part of the child's URI; defaults to a slug of display_name. */
-  name?: string;
-  /** The child's public keys; without them each anchor's jwks_uri is fetched. */
-  jwks?: { keys: Record<string, unknown>[] };
-};
-
-/** A registry record as the API returns it. */
-export type RegistryRecord = {
-  registry_id: string;
-  name: string;
-  display_name: string;
-  jurisdiction: string;
-  tier: ChildTier;
-  api_base_url: string | null;
-  trust_anchors: Required<TrustAnchorInput>[];
-  jwks: { keys: Record<string, unknown>[] };
-  status: 'active' | 'revoked';
-  revoked_at: string | null;
-  revocation_reason: string | null;
-  parent_id: string;
-  delegation_chain: string[];
-  version: number;
-  created_at: string;
-  updated_at: string;
-};
-
-export type PreparedRegistry = {
-  input: RegisterRegistryInput;
-  jurisdiction: string;
-  name: string;
-  id: string;
-  anchors: Required<TrustAnchorInput>[];
-  jwks: { keys: Record<string, unknown>[] };
-};
-
-/** What a child receives from `GET /v1/federation/fetch`. */
-export type DelegationGrant = {
-  sub: string;
-  delegation_chain: string[];
-  statements: string[];
-  issuer_jwks: { keys: JWK[] };
-  expires_at: string;
-};
-
-const ROLE_OF: Record<ChildTier, AnchorRole> = { sovereign: 'sovereign_registry', organisational: 'organisation' };
-const MAX_JWKS_BYTES = 64 * 1024;
+export * from './child-registry-types.ts';
 
 export type ChildRegistriesDeps = {
   config: Config;
@@ -132,92 +67,6 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     };
   }
 
-  /** Contract §5: root → sovereign (one per country), sovereign → organisational of its country, organisational → none. */
-  function checkTiers(input: RegisterRegistryInput, jurisdiction: string): void {
-    const own = config.REGISTRY_TIER;
-    const details = { tier: own, child_tier: input.tier, jurisdiction };
-    if (own === 'organisational') throw new WardError('TIER_VIOLATION', 'An organisational registry accepts no child registries.', details);
-    if (own === 'root' && input.tier !== 'sovereign') throw new WardError('TIER_VIOLATION', 'The root accepts only sovereign registries.', details);
-    if (own === 'sovereign') {
-      if (input.tier !== 'organisational') throw new WardError('TIER_VIOLATION', 'A sovereign registry accepts only organisational registries.', details);
-      if (jurisdiction !== config.REGISTRY_JURISDICTION) {
-        throw new WardError('TIER_VIOLATION', `A sovereign registry accepts organisational registries of its own jurisdiction (${config.REGISTRY_JURISDICTION}) only.`, details);
-      }
-    }
-  }
-
-  /** The child's public keys, each pinned by an anchor's thumbprint; from the body or the anchors' jwks_uri. */
-  async function resolveKeys(input: RegisterRegistryInput, now: Date): Promise<{ anchors: Required<TrustAnchorInput>[]; jwks: { keys: Record<string, unknown>[] } }> {
-    const candidates = new Map<string, Record<string, unknown>[]>();
-    // One deadline for every fetch of this registration, however many anchors it names.
-    const deadline = AbortSignal.timeout(config.REGISTRY_FEDERATION_TIMEOUT_MS);
-    const errors: Array<{ in: string; pointer: string; reason: string }> = [];
-    const keysAt = async (uri: string) => {
-      if (input.jwks) return input.jwks.keys;
-      let keys = candidates.get(uri);
-      if (!keys) {
-        keys = await fetchJwks(uri, deadline);
-        candidates.set(uri, keys);
-      }
-      return keys;
-    };
-    const anchors: Required<TrustAnchorInput>[] = [];
-    const keys: Record<string, unknown>[] = [];
-    for (const [index, anchor] of input.trust_anchors.entries()) {
-      const pointer = `/trust_anchors/${index}`;
-      let match: Record<string, unknown> | undefined;
-      for (const key of await keysAt(anchor.jwks_uri)) {
-        if (hasPrivateKeyMaterial(key)) {
-          errors.push({ in: 'body', pointer: input.jwks ? '/jwks' : `${pointer}/jwks_uri`, reason: 'keys must be public keys' });
-          break;
-        }
-        const thumbprint = await calculateJwkThumbprint(key as JWK, 'sha256').catch(() => undefined);
-        if (thumbprint === anchor.thumbprint_sha256) match = key;
-      }
-      if (!match) {
-        errors.push({ in: 'body', pointer: `${pointer}/thumbprint_sha256`, reason: 'no public key with this RFC 7638 SHA-256 thumbprint' });
-        continue;
-      }
-      if (typeof match.alg === 'string' && match.alg !== anchor.alg) errors.push({ in: 'body', pointer: `${pointer}/alg`, reason: "does not match the key's alg" });
-      // The child signs with its key's own kid: a different key_id would never match its signatures.
-      if (typeof match.kid === 'string' && match.kid !== anchor.key_id) errors.push({ in: 'body', pointer: `${pointer}/key_id`, reason: "does not match the key's kid" });
-      const notBefore = anchor.not_before ? new Date(anchor.not_before).toISOString() : now.toISOString();
-      const notAfter = anchor.not_after ? new Date(anchor.not_after).toISOString() : null;
-      if (notAfter !== null && notAfter <= notBefore) errors.push({ in: 'body', pointer: `${pointer}/not_after`, reason: 'must be after not_before' });
-      const { kty, crv, x, y, n, e } = match;
-      keys.push(strip({ kty, crv, x, y, n, e, kid: anchor.key_id, alg: anchor.alg, use: 'sig', not_before: notBefore, not_after: notAfter }));
-      anchors.push({ ...anchor, role: anchor.role ?? ROLE_OF[input.tier], not_before: notBefore, not_after: notAfter });
-    }
-    if (errors.length > 0) throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors });
-    return { anchors, jwks: { keys } };
-  }
-
-  async function fetchJwks(uri: string, signal: AbortSignal): Promise<Record<string, unknown>[]> {
-    const invalid = () => new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri} did not answer a JWKS` }] });
-    let text: string;
-    try {
-      const response = await fetchImpl(uri, { signal, redirect: 'error', headers: { accept: 'application/json' } });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      text = await readBodyCapped(response, MAX_JWKS_BYTES);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) throw invalid();
-      if (error instanceof PrivateAddressError) {
-        throw new WardError('VALIDATION_ERROR', 'The request failed validation.', {
-          errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri}: private, loopback and link-local addresses are refused in production (REGISTRY_ALLOW_PRIVATE_ENDPOINTS)` }],
-        });
-      }
-      // The reason stays generic: the answer of an arbitrary URL is not echoed back.
-      throw new WardError('DEPENDENCY_UNAVAILABLE', "The child's JWKS could not be fetched.", { url: uri });
-    }
-    try {
-      const parsed = JSON.parse(text) as { keys?: unknown };
-      if (!Array.isArray(parsed.keys)) throw invalid();
-      return parsed.keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null);
-    } catch {
-      throw invalid();
-    }
-  }
-
   async function find(id: string): Promise<RegistryRow> {
     const row = await findRegistry(storage.db, id);
     if (!row) throw new WardError('REGISTRY_NOT_FOUND', undefined, { registry_id: id });
@@ -235,12 +84,12 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
       if (!jurisdiction) {
         throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'body', pointer: '/jurisdiction', reason: 'must be an assigned ISO 3166-1 alpha-2 code' }] });
       }
-      checkTiers(input, jurisdiction);
+      checkChildTier(config.REGISTRY_TIER, config.REGISTRY_JURISDICTION, input, jurisdiction);
       const name = input.name ?? slug(input.display_name);
       if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name)) {
         throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'body', pointer: '/name', reason: 'give a name of lower-case letters, digits and hyphens' }] });
       }
-      const { anchors, jwks } = await resolveKeys(input, now);
+      const { anchors, jwks } = await resolveChildKeys(input, now, { timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS, fetch: fetchImpl });
       return { input, jurisdiction, name, id: registryUri(jurisdiction, name), anchors, jwks };
     },
 
@@ -368,28 +217,6 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     },
   };
 
-  /**
-   * The keys and iat of an entity configuration, if a key we hold for the child signed it and it is
-   * newer than the last one accepted (an older or replayed one could roll the keys back); else undefined.
-   */
-  async function rolledOverKeys(row: RegistryRow, jws: string, now: Date): Promise<{ keys: Record<string, unknown>[]; iat: number } | undefined> {
-    const payload = await verifiedPayload(jws, ENTITY_CONFIGURATION_TYP, row.jwks.keys as PublishedJwk[], now);
-    if (typeof payload !== 'object' || payload === null) return undefined;
-    const claims = payload as { iss?: unknown; sub?: unknown; iat?: unknown; iat_ms?: unknown; exp?: unknown; jwks?: { keys?: unknown } };
-    const nowS = now.getTime() / 1000;
-    if (claims.iss !== row.id || claims.sub !== row.id) return undefined;
-    if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
-    if (claims.iat > nowS + 60 || claims.exp < nowS || claims.exp - claims.iat > 300) return undefined;
-    // Ordered to the millisecond: two rotations within a second are still told apart.
-    const issuedMs = typeof claims.iat_ms === 'number' && Math.floor(claims.iat_ms / 1000) === claims.iat ? claims.iat_ms : claims.iat * 1000;
-    if (issuedMs <= row.entity_iat) return undefined;
-    const keys = claims.jwks?.keys;
-    if (!Array.isArray(keys) || keys.length === 0 || keys.length > 10) return undefined;
-    // An unreadable window would make every statement about the child malformed.
-    if (keys.some((key) => typeof key !== 'object' || key === null || hasPrivateKeyMaterial(key) || unreadableWindowMember(key) !== undefined)) return undefined;
-    return { keys: keepEarlierEnds(keys as Record<string, unknown>[], row.jwks.keys), iat: issuedMs };
-  }
-
   /** Replaces the child's keys unless another instance changed the record since it was read. */
   async function replaceKeys(row: RegistryRow, update: { keys: Record<string, unknown>[]; iat: number }, now: Date): Promise<RegistryRow> {
     const at = now.toISOString();
@@ -407,24 +234,8 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
   }
 }
 
-/**
- * A child may shorten a key's life but never lengthen it or make it open again: once this registry
- * holds an end for a key, the earlier end stands.
- */
-function keepEarlierEnds(keys: Record<string, unknown>[], held: Record<string, unknown>[]): Record<string, unknown>[] {
-  return keys.map((key) => {
-    const before = held.find((candidate) => candidate.kid === key.kid)?.not_after;
-    if (typeof before !== 'string') return key;
-    const after = typeof key.not_after === 'string' ? key.not_after : undefined;
-    return { ...key, not_after: after !== undefined && Date.parse(after) < Date.parse(before) ? after : before };
-  });
-}
-
 export type ChildRegistries = ReturnType<typeof createChildRegistries>;
 
-function strip(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
 
 function slug(displayName: string): string {
   return displayName
