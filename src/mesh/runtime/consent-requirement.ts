@@ -3,15 +3,14 @@
  * patient's data declares which patient and purpose it needs; the runtime asks a `ConsentChecker`
  * before the handler runs. The requester is always the authenticated caller, never a parameter.
  */
+import type { PurposeOfUse } from '../../core/vocabulary.ts';
 import type { MeshCallContext } from './call-context.ts';
 import { MeshRpcError } from './mesh-errors.ts';
 
 /** What a consent check needs from the call: who asks, and the trace to continue. */
 export type CallContextForConsent = Pick<MeshCallContext, 'principal' | 'traceparent'>;
 
-/** Purposes of use (spec: Discover `purpose_of_use`). */
-export const PURPOSES_OF_USE = ['treatment', 'payment', 'operations', 'research'] as const;
-export type PurposeOfUse = (typeof PURPOSES_OF_USE)[number];
+export { PURPOSES_OF_USE, type PurposeOfUse } from '../../core/vocabulary.ts';
 
 export type ConsentQuery = { readonly requester: string; readonly patient_ref: string; readonly purpose: PurposeOfUse };
 

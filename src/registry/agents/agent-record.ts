@@ -8,8 +8,7 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 export const TOKEN_BINDINGS = ['none', 'mtls_cnf_x5t_s256', 'dpop'] as const;
 export type TokenBinding = (typeof TOKEN_BINDINGS)[number];
 
-export const PURPOSES_OF_USE = ['treatment', 'payment', 'operations', 'research'] as const;
-export type PurposeOfUse = (typeof PURPOSES_OF_USE)[number];
+export { PURPOSES_OF_USE, type PurposeOfUse } from '../../core/vocabulary.ts';
 
 export type Endpoint = {
   url: string;
