@@ -12,7 +12,7 @@ import { registryUri } from '../core/ids.ts';
 import { createAgentService } from './agents/agent-service.ts';
 import { Redis } from 'ioredis';
 import { registerAuthentication, type TokenAuthenticator } from './auth/authentication.ts';
-import { tlsServerOptions, watchCrl } from './auth/mtls.ts';
+import { tlsServerOptions, watchCrl, type TlsFiles } from './auth/mtls.ts';
 import { createTokenAuthenticator } from './auth/token-authenticator.ts';
 import { registerProductionHeaders } from './http/production-headers.ts';
 import { createApiKeyService } from './keys/api-key-service.ts';
@@ -92,6 +92,14 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock, config.REGISTRY_KEY_LIFETIME_DAYS, keySealer);
     const knownIssuers = await loadKnownIssuers(config, signer);
 
+    // HTTPS when a certificate is configured; in mtls mode the handshake also demands a client
+    // certificate chained to REGISTRY_MTLS_CA_FILE and not revoked by REGISTRY_MTLS_CRL_FILE.
+    const tlsFiles: TlsFiles = {
+      certFile: config.REGISTRY_TLS_CERT_FILE ?? '',
+      keyFile: config.REGISTRY_TLS_KEY_FILE ?? '',
+      ...(config.REGISTRY_AUTH_MODE === 'mtls' ? { caFile: config.REGISTRY_MTLS_CA_FILE as string } : {}),
+      ...(config.REGISTRY_AUTH_MODE === 'mtls' && config.REGISTRY_MTLS_CRL_FILE ? { crlFile: config.REGISTRY_MTLS_CRL_FILE } : {}),
+    };
     const app = Fastify({
       logger:
         options.logger === false
@@ -105,17 +113,9 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       genReqId: (request) => requestIdFor(request.headers),
       requestIdHeader: false,
       routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
-      // HTTPS when a certificate is configured; in mtls mode the handshake also demands a client
-      // certificate chained to REGISTRY_MTLS_CA_FILE.
       ...(config.REGISTRY_TLS_CERT_FILE
         ? {
-            https: tlsServerOptions({
-              certFile: config.REGISTRY_TLS_CERT_FILE,
-              keyFile: config.REGISTRY_TLS_KEY_FILE as string,
-              ...(config.REGISTRY_AUTH_MODE === 'mtls'
-                ? { caFile: config.REGISTRY_MTLS_CA_FILE as string, ...(config.REGISTRY_MTLS_CRL_FILE ? { crlFile: config.REGISTRY_MTLS_CRL_FILE } : {}) }
-                : {}),
-            }),
+            https: tlsServerOptions(tlsFiles),
           }
         : {}),
       ajv: { customOptions: {} },
@@ -124,9 +124,8 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       clientErrorHandler: clientErrorInEnvelope,
     }).withTypeProvider<TypeBoxTypeProvider>();
 
-    if (config.REGISTRY_AUTH_MODE === 'mtls' && config.REGISTRY_TLS_CERT_FILE && config.REGISTRY_MTLS_CRL_FILE) {
-      const files = { certFile: config.REGISTRY_TLS_CERT_FILE, keyFile: config.REGISTRY_TLS_KEY_FILE as string, caFile: config.REGISTRY_MTLS_CA_FILE as string, crlFile: config.REGISTRY_MTLS_CRL_FILE };
-      const stopWatching = watchCrl(app.server as never, files, (message, error) => (error ? app.log.warn({ err: error }, message) : app.log.info(message)));
+    if (config.REGISTRY_TLS_CERT_FILE && tlsFiles.crlFile) {
+      const stopWatching = watchCrl(app.server as never, tlsFiles, (message, error) => (error ? app.log.warn({ err: error }, message) : app.log.info(message)));
       app.addHook('onClose', async () => stopWatching());
     }
     const apiKeys = await createApiKeyService({

@@ -47,4 +47,3 @@ export function scanHeadersForPhi(headers: Record<string, string | string[] | un
   }
   return findings;
 }
-

@@ -24,9 +24,13 @@ export type PhiScanOptions = {
 
 export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_MAX_FINDINGS = 20;
+/** JSON inside a string inside a string… is read this many levels deep. */
+const MAX_JSON_IN_STRINGS = 2;
 
 type ScanState = {
   readonly findings: PhiFinding[];
+  /** How many JSON-in-a-string levels the walk is inside now. */
+  jsonInStrings: number;
   readonly seen: Set<string>;
   readonly maxDepth: number;
   readonly maxFindings: number;
@@ -35,6 +39,7 @@ type ScanState = {
 function newState(options: PhiScanOptions | undefined): ScanState {
   return {
     findings: [],
+    jsonInStrings: 0,
     seen: new Set(),
     maxDepth: Math.max(0, options?.maxDepth ?? DEFAULT_MAX_DEPTH),
     maxFindings: Math.max(0, options?.maxFindings ?? DEFAULT_MAX_FINDINGS),
@@ -66,8 +71,9 @@ function scanText(state: ScanState, text: string, pointer: string, key: string |
       if (detector.test(reading, context)) add(state, detector.name, pointer);
     }
   }
-  // JSON inside a string ("{\"ssn\": \"…\"}") is walked as JSON, reported at the string's pointer.
-  if (depth < 2 && text.length >= 2 && (text[0] === '{' || text[0] === '[')) {
+  // JSON inside a string ("{\"ssn\": \"…\"}") is walked as JSON (at most two strings deep, and within
+  // the depth bound), reported at the string's pointer.
+  if (state.jsonInStrings < MAX_JSON_IN_STRINGS && text.length >= 2 && (text[0] === '{' || text[0] === '[')) {
     let inner: unknown;
     try {
       inner = JSON.parse(text);
@@ -75,7 +81,9 @@ function scanText(state: ScanState, text: string, pointer: string, key: string |
       return;
     }
     const before = state.findings.length;
+    state.jsonInStrings += 1;
     walk(state, inner, '', depth + 1, key, undefined);
+    state.jsonInStrings -= 1;
     // Pointers inside the string are not pointers of the request: report them at the string.
     const found = state.findings.splice(before);
     for (const finding of found) add(state, finding.detector, pointer);

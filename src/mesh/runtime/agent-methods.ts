@@ -8,8 +8,8 @@ import { a2aV1Methods } from './tasks/a2a-v1-methods.ts';
 
 /**
  * The full method table of one agent: the task methods in the contract's and A2A 1.0's names (when
- * it has an executor) and its own
- * methods, each wrapped so that a declared consent requirement is checked before the handler runs.
+ * it has an executor) and its own methods, each wrapped so that a declared consent requirement is
+ * checked before the handler runs.
  * A method name used twice is a programming error and throws at start.
  */
 export function agentMethodTable(

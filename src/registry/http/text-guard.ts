@@ -6,10 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { WardError } from '../../core/errors.ts';
-
-type Location = { in: 'path' | 'query' | 'body'; pointer: string };
-
-const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+import { escapePointerToken } from '../../core/phi/scan.ts';
 
 /** The first place in `value` holding a NUL, as a JSON pointer, or undefined. */
 function firstNul(value: unknown, pointer: string): string | undefined {
@@ -23,7 +20,7 @@ function firstNul(value: unknown, pointer: string): string | undefined {
   }
   if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      const at = `${pointer}/${escapePointer(key.split('\u0000').join('\\u0000'))}`;
+      const at = `${pointer}/${escapePointerToken(key.split('\u0000').join('\\u0000'))}`;
       if (key.includes('\u0000')) return at;
       const found = firstNul(item, at);
       if (found !== undefined) return found;
@@ -34,7 +31,7 @@ function firstNul(value: unknown, pointer: string): string | undefined {
 
 export function registerTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    const places: Array<[Location['in'], unknown]> = [
+    const places: Array<['path' | 'query' | 'body', unknown]> = [
       ['path', request.params],
       ['query', request.query],
       ['body', request.body],

@@ -9,7 +9,7 @@ import { callContext, idempotentRequest, sendOutcome } from '../http/request-con
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import { IdempotencyHeaders } from '../schemas/common.ts';
 import { RotateKeyBody, RotatedKeySchema } from '../schemas/registry-schemas.ts';
-import { rotateRegistryKey, type RotatedKey } from '../trust/key-rotation.ts';
+import { rotateRegistryKey } from '../trust/key-rotation.ts';
 import { agentTrustBundle, childRegistryTrustBundle, registryTrustBundle } from '../trust/trust-bundle.ts';
 
 const REGISTRY_URI = /^registry:\/\/[a-z]{2}\/registries\/[a-z0-9][a-z0-9-]{0,62}$/;
@@ -101,13 +101,13 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await executeIdempotent({ storage: ward.storage, clock: ward.clock }, idempotentRequest(request), async (unit) => ({
         status: 201,
         headers: {},
-        body: (await rotateRegistryKey(unit, callContext(request), {
+        body: await rotateRegistryKey(unit, callContext(request), {
           registryId: ward.registryId,
           alg: alg ?? ward.signer.alg,
           retireAfterSeconds: retireAfterSeconds ?? 86_400,
           lifetimeDays: ward.config.REGISTRY_KEY_LIFETIME_DAYS,
           sealer: ward.signer.keySealer,
-        })) as RotatedKey,
+        }),
       }));
       if (!outcome.replayed) {
         await ward.signer.reload();

@@ -2,9 +2,9 @@
  * Keeps the registry's signing key inside its validity window (spec: a trust anchor's `not_after` is
  * a time). Every hour, and when the registry starts listening, it looks at the active key: within
  * `REGISTRY_KEY_RENEW_DAYS` of its `not_after` it rotates (the same rotation as
- * `POST /v1/trust/keys/rotate`: a `trust.key_rotated` event, the old key published one more day), or,
- * with renewal off (0: warnings from 30 days before) or failing, logs a warning each check. `ward_signing_key_expires_in_seconds`
- * carries the time left for alerts. On several instances the first to look rotates; the others find
+ * `POST /v1/trust/keys/rotate`: a `trust.key_rotated` event, the old key published one more day),
+ * or, with renewal off (0: warnings from 30 days before) or failing, logs a warning each check.
+ * `ward_signing_key_expires_in_seconds` carries the time left for alerts. On several instances the first to look rotates; the others find
  * the key already renewed.
  */
 import { systemContext } from '../../core/call-context.ts';

@@ -19,10 +19,14 @@ export type RotatedKey = {
  * reload the signer afterwards. With `expectedKid` nothing happens (undefined) unless that key is
  * still the active one: renewal on several instances rotates once.
  */
+export type RotationOptions = { registryId: string; alg: SigningAlg; retireAfterSeconds: number; lifetimeDays: number; sealer: KeySealer };
+
+export async function rotateRegistryKey(unit: WriteUnit, ctx: CallContext, options: RotationOptions): Promise<RotatedKey>;
+export async function rotateRegistryKey(unit: WriteUnit, ctx: CallContext, options: RotationOptions & { expectedKid: string }): Promise<RotatedKey | undefined>;
 export async function rotateRegistryKey(
   unit: WriteUnit,
   ctx: CallContext,
-  options: { registryId: string; alg: SigningAlg; retireAfterSeconds: number; lifetimeDays: number; sealer: KeySealer; expectedKid?: string },
+  options: RotationOptions & { expectedKid?: string },
 ): Promise<RotatedKey | undefined> {
   const now = ctx.clock.now();
   const next = await createSigningKey(options.alg, now, options.lifetimeDays);

@@ -479,6 +479,12 @@ export const BLOCKED: readonly BlockedSample[] = [
   blocked('base64 of a labelled MRN', withDescription(`payload ${Buffer.from('MRN: 00482913').toString('base64')}`), 'mrn', '/description'),
   blocked('base64url of an SSN sentence', withTags({ blob: Buffer.from('caller SSN is 123-45-6789').toString('base64url') }), 'us_ssn', '/policy_tags/blob'),
   blocked('JSON inside a string', withTags({ raw: JSON.stringify({ patient: { ssn: '123-45-6789' } }) }), 'us_ssn', '/policy_tags/raw'),
+  blocked(
+    'JSON inside a deeply placed string, its PHI only readable as JSON (a label in one field, the value in another)',
+    agentBody({ policy_tags: { notes: { raw: JSON.stringify({ field: 'MRN', value: 'A0045821' }) } } }),
+    'mrn',
+    '/policy_tags/notes/raw',
+  ),
   blocked('a DOB label behind entities', withDescription('D&#79;B: 1980-03-12'), 'date_of_birth', '/description'),
   blocked('an MRN label in full-width letters', withDescription('\uff2d\uff32\uff2e: 00482913'), 'mrn', '/description'),
   blockedQuery('a zero-width SSN in a query', { q: '123\u200c-45-6789' }, 'us_ssn', '/query/q'),

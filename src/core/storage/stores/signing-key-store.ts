@@ -77,11 +77,7 @@ export async function insertActiveSigningKeyIfNone(db: Db, key: Omit<SigningKeyR
 }
 
 /**
- * Rotation, inside a write unit: the active key stops signing and stays published until `retireAt`;
- * `next` becomes the active key. Returns the retired key (undefined if there was none).
- */
-/**
- * Makes `next` the active key; the previous one stays published until `retireAt`, or its own
+ * Rotation, inside a write unit: makes `next` the active key; the previous one stays published until `retireAt`, or its own
  * `not_after` if that comes first (a key never outlives its window). With `expectedKid`, rotates only
  * if that key is still the active one and answers `undefined` otherwise (another instance renewed it).
  */

@@ -6,7 +6,7 @@
 import type { Finding } from './extract-answers.ts';
 
 /** `a`, `a and b`, `a, b and c` (or `or` for what was denied: "no fever or rash"). */
-export function listOf(items: readonly string[], conjunction = 'and'): string {
+function listOf(items: readonly string[], conjunction = 'and'): string {
   if (items.length <= 1) return items[0] ?? '';
   return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1) as string}`;
 }
@@ -62,13 +62,12 @@ function symptom(finding: string, present: boolean): string {
 
 function associationsClause(presentFindings: readonly string[], absentFindings: readonly string[]): string {
   const present = unique(presentFindings.filter((f) => f !== 'other symptoms').map((f) => symptom(f, true)));
-  const absent = unique(absentFindings.map((f) => (/nothing|other/.test(f) ? f : symptom(f, false))));
-  const denied = absent.filter((f) => !/nothing|other/.test(f));
-  const none = absent.length > 0 && denied.length === 0;
+  // "nothing else" / "no other symptoms" deny the step as a whole, not a symptom to name.
+  const denied = unique(absentFindings.filter((f) => !/nothing|other/.test(f)).map((f) => symptom(f, false)));
   if (present.length > 0 && denied.length > 0) return `you've also had ${listOf(present)}, but no ${listOf(denied, 'or')}`;
   if (present.length > 0) return `you've also had ${listOf(present)}`;
-  if (none || denied.length === 0) return "you haven't noticed anything else";
-  return `you've had no ${listOf(denied, 'or')}`;
+  if (denied.length > 0) return `you've had no ${listOf(denied, 'or')}`;
+  return "you haven't noticed anything else";
 }
 
 /** What a step's findings say, as a clause; steps without their own wording name what was covered. */
@@ -93,7 +92,7 @@ const CLAUSES: Readonly<Record<string, (present: string[], absent: string[]) => 
 };
 
 /** One clause per step the findings touch, in the order given. */
-export function understoodClauses(findings: readonly Finding[]): string[] {
+function understoodClauses(findings: readonly Finding[]): string[] {
   const steps = unique(findings.map((finding) => finding.step));
   return steps.map((step) => {
     const ofStep = findings.filter((finding) => finding.step === step);

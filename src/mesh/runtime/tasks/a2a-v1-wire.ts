@@ -9,11 +9,7 @@
 import { Type, type Static } from 'typebox';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { Artifact, MeshMessage, Part, TaskRecord, TaskState, TaskStatus } from './task-types.ts';
-import type { MessageSendParams } from './task-wire.ts';
-import { Id, Metadata } from './task-wire.ts';
-
-/** The protocol version this binding speaks (the `A2A-Version` header and the card's interfaces). */
-export const A2A_V1_VERSION = '1.0';
+import { Id, Metadata, type MessageSendParams } from './task-wire.ts';
 
 /** A 1.0 part is one of `text`, `data`, `url`, `raw`; Ward's tasks carry text and JSON objects. */
 const PartV1 = Type.Object({
@@ -116,7 +112,7 @@ function partToV1(part: Part) {
   return part.kind === 'text' ? { text: part.text, ...meta } : { data: part.data, ...meta };
 }
 
-export function messageToV1(message: MeshMessage) {
+function messageToV1(message: MeshMessage) {
   return {
     messageId: message.messageId,
     ...(message.contextId ? { contextId: message.contextId } : {}),
@@ -172,7 +168,7 @@ export function streamUpdateToV1(result: unknown): unknown {
  */
 const A2A_CODES: Partial<Record<MeshRpcError['errorName'], number>> = { TASK_NOT_FOUND: -32001, TASK_NOT_CANCELABLE: -32002 };
 
-export class A2aV1Error extends MeshRpcError {
+class A2aV1Error extends MeshRpcError {
   readonly #code: number;
   constructor(base: MeshRpcError, code: number) {
     super(base.errorName, base.message, base.data);

@@ -1,7 +1,8 @@
 /**
  * The task methods every agent with a task executor answers (contract §10): `tasks/send`,
  * `tasks/get`, `tasks/cancel`, `tasks/sendSubscribe`, `tasks/resubscribe`, the A2A v0.3 aliases
- * `message/send` and `message/stream` (A2A 1.0's methods are in a2a-v1-methods.ts). Transport-free: streams are async iterables of results.
+ * `message/send` and `message/stream` (A2A 1.0's methods are in a2a-v1-methods.ts). Transport-free:
+ * streams are async iterables of results.
  */
 import type { MeshCallContext } from '../call-context.ts';
 import type { RpcMethod, RpcStreamItem } from '../jsonrpc.ts';
@@ -88,7 +89,6 @@ export function taskMethods(manager: TaskManager): Map<string, RpcMethod<Runtime
     checkSender(params, context);
     return manager.send(params, context);
   };
-  const sendMessage = (params: MessageSendParams, context: RuntimeCallContext) => sendA2aMessage(manager, params, context);
   return new Map<string, RpcMethod<RuntimeCallContext>>([
     ['tasks/send', { params: TaskSendParams, handle: (params: TaskSendParams, context) => sendResult(send(params, context)) }],
     [
@@ -127,7 +127,7 @@ export function taskMethods(manager: TaskManager): Map<string, RpcMethod<Runtime
       {
         params: MessageSendParams,
         handle: async (params: MessageSendParams, context) => {
-          const task = sendMessage(params, context);
+          const task = sendA2aMessage(manager, params, context);
           if (params.configuration?.blocking === false) return taskView(task);
           return taskView(await manager.settled(task.task_id, context.principal.sub, context.signal));
         },
@@ -139,7 +139,7 @@ export function taskMethods(manager: TaskManager): Map<string, RpcMethod<Runtime
         kind: 'stream',
         params: MessageSendParams,
         open: async (params: MessageSendParams, context) => {
-          const task = sendMessage(params, context);
+          const task = sendA2aMessage(manager, params, context);
           const isNew = task.status.state === 'submitted';
           return (async function* () {
             yield { result: taskView(task) };
