@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { loadConfig } from '../../src/core/config.ts';
 import { loadMeshConfig } from '../../src/mesh/mesh-config.ts';
 import { issueMeshToken } from '../../src/mesh/runtime/auth.ts';
@@ -12,15 +12,21 @@ import { a2aUserMessage, officialA2aClient } from '../mesh/runtime/a2a/official-
 
 const CALLER = 'did:web:localhost:agents:flow-test';
 
+/** `ward start` on a fresh data directory and free ports, stopped and removed when the test ends. */
+async function startFlowService(t: TestContext) {
+  const dir = mkdtempSync(join(tmpdir(), 'ward-flow-'));
+  const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', CONSOLE_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
+  const service = await startService(loadConfig(env), loadMeshConfig(env), env);
+  t.after(async () => {
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { service, env };
+}
+
 describe('ward start: the standard flow', () => {
   test('discover by capability, route, tasks/send through the gateway, tasks/get until completed', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'ward-flow-'));
-    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', CONSOLE_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
-    const service = await startService(loadConfig(env), loadMeshConfig(env), env);
-    t.after(async () => {
-      await service.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const { service, env } = await startFlowService(t);
     const registryUrl = service.registry.ward.baseUrl();
 
     const discovered = (await (await fetch(`${registryUrl}/v1/discover?capability=triage.assess&protocol=mesh-a2a-jsonrpc`)).json()) as any;
@@ -60,13 +66,7 @@ describe('ward start: the standard flow', () => {
   });
 
   test('the official A2A client, with its defaults and only an auth hook, works from the URL routing advice gives', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'ward-flow-'));
-    const env = { REGISTRY_DATA_DIR: dir, REGISTRY_PORT: '0', GATEWAY_PORT: '0', CONSOLE_PORT: '0', REGISTRY_LOG_LEVEL: 'warn', REGISTRY_HEALTH_PROBES: 'false' };
-    const service = await startService(loadConfig(env), loadMeshConfig(env), env);
-    t.after(async () => {
-      await service.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const { service, env } = await startFlowService(t);
     const advice = (await (
       await fetch(`${service.registry.ward.baseUrl()}/v1/route`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ capability: 'triage.assess' }) })
     ).json()) as any;

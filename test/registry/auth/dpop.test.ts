@@ -6,6 +6,7 @@ import { decodeJwt } from 'jose';
 import { Redis } from 'ioredis';
 import {
   assertDpopBound,
+  createDpopNonces,
   createDpopVerifier,
   normaliseHtu,
   type DpopVerifierOptions,
@@ -243,3 +244,22 @@ describe('DPoP proofs from a real client (oauth4webapi)', () => {
     assert.throws(() => memoryVerifier({ algorithms: ['HS256'] }), /HS256/);
   });
 });
+
+describe('DPoP server nonces', () => {
+  const at = new Date('2026-03-01T12:02:00.000Z');
+  const later = (minutes: number) => new Date(at.getTime() + minutes * 60_000);
+
+  it("accepts the current nonce and the previous window's; not an older one, a forged one or another secret's", () => {
+    const nonces = createDpopNonces('a-shared-secret-of-at-least-32-bytes!!');
+    const issued = nonces.current(at);
+    assert.match(issued, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(nonces.accepts(issued, at), true);
+    assert.equal(nonces.accepts(issued, later(5)), true, 'still good in the next window');
+    assert.equal(nonces.accepts(issued, later(11)), false, 'two windows on: stale');
+    assert.equal(nonces.accepts(`${issued.slice(0, -1)}${issued.endsWith('A') ? 'B' : 'A'}`, at), false, 'altered');
+    assert.equal(nonces.accepts('', at), false);
+    assert.equal(createDpopNonces('another-secret-entirely-of-32-bytes!!!').accepts(issued, at), false, 'instances agree only with the same secret');
+    assert.equal(createDpopNonces('a-shared-secret-of-at-least-32-bytes!!').current(at), issued, 'another instance computes the same nonce');
+  });
+});
+

@@ -44,6 +44,20 @@ export function makeSigningKey(alg: TokenAlg, kid: string = randomUUID()): Signi
   };
 }
 
+/** A production registry's environment in jwt mode against the JWKS at `jwksUri` (a secret long enough, no probes). */
+export function productionJwtEnv(jwksUri: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    REGISTRY_ENV: 'production',
+    REGISTRY_AUTH_MODE: 'jwt',
+    REGISTRY_JWT_JWKS_URI: jwksUri,
+    REGISTRY_JWT_ISSUER: ISSUER,
+    REGISTRY_JWT_AUDIENCE: AUDIENCE,
+    MESH_JWT_SECRET: 'a-production-secret-of-at-least-32-bytes!',
+    REGISTRY_HEALTH_PROBES: 'false',
+    ...extra,
+  };
+}
+
 /** Claims of a valid access token at NOW; `overrides` with `undefined` values remove a claim. */
 export function tokenClaims(overrides: Record<string, unknown> = {}): JWTPayload {
   const claims: Record<string, unknown> = {

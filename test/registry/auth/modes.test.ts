@@ -23,6 +23,19 @@ async function jwtEnvironment(t: TestContext, mode: 'jwt' | 'mtls' | 'dpop') {
   return { key, env: { REGISTRY_AUTH_MODE: mode, REGISTRY_JWT_JWKS_URI: jwks.jwksUri, REGISTRY_JWT_ISSUER: ISSUER, REGISTRY_JWT_AUDIENCE: AUDIENCE } };
 }
 
+/** A listening dpop-mode registry, a real oauth4webapi DPoP handle and a token bound to its key. */
+async function dpopRegistry(t: TestContext, extraEnv: Record<string, string> = {}) {
+  const { key, env } = await jwtEnvironment(t, 'dpop');
+  const storage = await openTestStorage(t, 'sqlite');
+  const app = await buildRegistry({ config: loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...env, ...extraEnv }), storage, logger: false });
+  t.after(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const handle = oauth.DPoP({}, await oauth.generateKeyPair('ES256', { extractable: true }));
+  const token = await signToken(key, currentClaims({ cnf: { jkt: await handle.calculateThumbprint() } }));
+  return { base, handle, token };
+}
+
 describe('authentication modes through the registry', () => {
   test('jwt: a valid token acts with its scopes; missing, forged, expired, foreign and sender-bound tokens are 401', async (t) => {
     const { key, env } = await jwtEnvironment(t, 'jwt');
@@ -128,15 +141,7 @@ describe('authentication modes through the registry', () => {
   });
 
   test('dpop: the real oauth4webapi client is accepted; a replayed proof and a Bearer token are refused', async (t) => {
-    const { key, env } = await jwtEnvironment(t, 'dpop');
-    const storage = await openTestStorage(t, 'sqlite');
-    const app = await buildRegistry({ config: loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...env }), storage, logger: false });
-    t.after(() => app.close());
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const keyPair = await oauth.generateKeyPair('ES256', { extractable: true });
-    const handle = oauth.DPoP({}, keyPair);
-    const token = await signToken(key, currentClaims({ cnf: { jkt: await handle.calculateThumbprint() } }));
+    const { base, handle, token } = await dpopRegistry(t);
     let captured: Headers | undefined;
     const response = await oauth.protectedResourceRequest(token, 'GET', new URL(`${base}/v1/agents`), new Headers(), undefined, {
       DPoP: handle,
@@ -164,15 +169,7 @@ describe('authentication modes through the registry', () => {
   });
 
   test('dpop with REGISTRY_DPOP_NONCES: a proof without the server nonce is use_dpop_nonce with a DPoP-Nonce; the real client retries and is accepted', async (t) => {
-    const { key, env } = await jwtEnvironment(t, 'dpop');
-    const storage = await openTestStorage(t, 'sqlite');
-    const app = await buildRegistry({ config: loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...env, REGISTRY_DPOP_NONCES: 'true' }), storage, logger: false });
-    t.after(() => app.close());
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const keyPair = await oauth.generateKeyPair('ES256', { extractable: true });
-    const handle = oauth.DPoP({}, keyPair);
-    const token = await signToken(key, currentClaims({ cnf: { jkt: await handle.calculateThumbprint() } }));
+    const { base, handle, token } = await dpopRegistry(t, { REGISTRY_DPOP_NONCES: 'true' });
     const request = () =>
       oauth.protectedResourceRequest(token, 'GET', new URL(`${base}/v1/agents`), new Headers(), undefined, { DPoP: handle, [oauth.allowInsecureRequests]: true });
     let nonceError: unknown;

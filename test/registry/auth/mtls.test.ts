@@ -156,6 +156,12 @@ describe('certificate revocation (REGISTRY_MTLS_CRL_FILE)', () => {
     await assert.rejects(call(port, 'other-client'), 'revoked: the handshake fails');
     assert.equal((await call(port, 'client')).status, 200, 'a certificate not revoked still gets in');
 
+    // A CRL file that is spoiled while the server runs: logged, and the list in force stays.
+    writeFileSync(crlFile, 'not a CRL any more');
+    await eventually(async () => (reloaded.some((message) => message.startsWith('certificate revocation list not reloaded')) ? true : undefined), 'the refused reload');
+    await assert.rejects(call(port, 'other-client'), 'still revoked');
+    assert.equal((await call(port, 'client')).status, 200);
+
     const bad = pki.path('not-a-crl.pem');
     writeFileSync(bad, 'not a CRL');
     assert.throws(() => tlsServerOptions({ ...files, crlFile: bad }), /does not hold a PEM X509 CRL/);

@@ -30,4 +30,12 @@ describe('rate limits on the public federation routes', () => {
       assert.notEqual(answer.statusCode, 429);
     }
   });
+
+  test('a limiter that cannot be reached refuses the federation routes with 503, never serves them unlimited', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite', { env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    const refused = await registry.app.inject({ method: 'GET', url: '/v1/federation/status?sub=x', remoteAddress: '203.0.113.7' });
+    assert.equal(refused.statusCode, 503);
+    assert.equal((refused.json() as any).error.code, 'SERVICE_UNAVAILABLE');
+    assert.equal(refused.headers['retry-after'], '1');
+  });
 });

@@ -6,23 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildTestRegistry, writeHeaders } from '../../helpers/registry.ts';
-import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, startServer, tokenClaims } from '../auth/fixtures.ts';
+import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, startServer, tokenClaims } from '../auth/fixtures.ts';
 
 async function productionParent(t: any, extra: Record<string, string> = {}) {
   const key = makeSigningKey('ES256');
   const jwks = await startJwksServer(t, [key]);
-  const registry = await buildTestRegistry(t, 'sqlite', {
-    env: {
-      REGISTRY_ENV: 'production',
-      REGISTRY_AUTH_MODE: 'jwt',
-      REGISTRY_JWT_JWKS_URI: jwks.jwksUri,
-      REGISTRY_JWT_ISSUER: ISSUER,
-      REGISTRY_JWT_AUDIENCE: AUDIENCE,
-      MESH_JWT_SECRET: 'a-production-secret-of-at-least-32-bytes!',
-      REGISTRY_HEALTH_PROBES: 'false',
-      ...extra,
-    },
-  });
+  const registry = await buildTestRegistry(t, 'sqlite', { env: productionJwtEnv(jwks.jwksUri, extra) });
   const now = Math.floor(Date.now() / 1000);
   const admin = await signToken(key, tokenClaims({ scope: 'registry:read registry:write registry:admin', iat: now, exp: now + 300 }));
   return { registry, admin };
