@@ -128,8 +128,16 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   return app;
 }
 
-/** A page for a request refused before routing: no layout, no script, nothing of the request. */
+/**
+ * A page for a request refused before routing: the console's look (its stylesheet, header and problem
+ * box) without its script or session, and nothing of the request.
+ */
 function plainPage(status: 400 | 431): string {
-  const what = status === 431 ? 'Its headers are too large (often too many or too large cookies: clear this site\'s cookies).' : 'The address or the request is malformed.';
-  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Ward console: request refused</title><h1>Request refused</h1><p>${what}</p><p><a href="/dashboard">Go to the dashboard</a></p></html>`;
+  const what = status === 431 ? "Its headers are too large (often too many or too large cookies: clear this site's cookies)." : 'The address or the request is malformed.';
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<title>Request refused · Ward console</title><link rel="icon" href="/static/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/static/console.css"></head>' +
+    '<body><header class="top"><a class="brand" href="/dashboard">Ward <span>console</span></a></header>' +
+    `<main id="main"><h1>Request refused</h1><div class="problem" role="alert"><p>${what}</p></div><p><a href="/dashboard">Go to the dashboard</a></p></main></body></html>`
+  );
 }
