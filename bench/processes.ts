@@ -1,6 +1,7 @@
-// The child processes the benches measure: the registry and the bare baseline, each in its own process
+// The child processes the benches measure (the registry, the bare baseline, the mesh gateway, the SDK server), each in its own process
 // so the load generator and the server never share a thread.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { freePort } from '../src/core/http/free-port.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -37,6 +38,25 @@ export async function startQuietRegistry(env: Record<string, string>): Promise<{
     if (child.exitCode !== null) throw new Error(`the registry exited with ${child.exitCode}`);
     if ((await fetch(`${url}/health`).catch(() => undefined))?.ok) return { child, url };
     if (tries > 300) throw new Error('the registry did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Runs `node <args>` with its standard output appended to `logFile` (as the gateway does for its
+ * agents; the load generator never reads it) and waits until `readyUrl` answers 200.
+ */
+export async function startLoggingChild(args: string[], env: Record<string, string>, readyUrl: string, logFile: string): Promise<ChildProcess> {
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', log, 'inherit'] });
+  closeSync(log);
+  for (let tries = 0; ; tries += 1) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    if ((await fetch(readyUrl).catch(() => undefined))?.ok) return child;
+    if (tries > 300) {
+      child.kill('SIGKILL');
+      throw new Error(`${args.join(' ')} did not answer ${readyUrl}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
