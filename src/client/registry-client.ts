@@ -1,13 +1,16 @@
 /**
  * The one HTTP client of the registry's `/v1` API: the console, the MCP tools, the federation
- * launcher and the ledger auditor all call the registry through it. Request and response shapes are
- * the registry's own schemas (`src/registry/schemas/`), so a field renamed there fails type checks
- * here. It never throws for what the network or the registry does: every outcome is a
- * {@link RegistryAnswer}. Nothing is retried (the caller sees `retryable` and decides), and redirects
- * are not followed, so a credential only ever goes to the configured base URL.
+ * launcher and the ledger auditor all call the registry through it, and Ward's users import it as
+ * `ward/client`. Request and response shapes are the registry's own schemas (`src/registry/schemas/`),
+ * so a field renamed there fails type checks here. It never throws for what the network or the
+ * registry does: every outcome is a {@link RegistryAnswer}. Nothing is retried (the caller sees
+ * `retryable` and decides), and redirects are not followed, so a credential only ever goes to the
+ * configured base URL. Discovery and routing answers are verified against the registry's signing keys
+ * by default (./answer-verifier.ts): one that does not verify is never a success.
  */
 import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
+import type { PublishedJwk } from '../core/crypto/key-set.ts';
 import { errorEnvelope, type ErrorEnvelope } from '../core/errors.ts';
 import type { AgentListSchema, AgentRecordSchema, ListAgentsQuery, RegisterAgentBody, UpdateAgentBody } from '../registry/schemas/agent-schemas.ts';
 import type {
@@ -46,15 +49,11 @@ import type {
   SignedTreeHeadResponse,
 } from '../registry/schemas/transparency-schemas.ts';
 import type { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../registry/schemas/usage-schemas.ts';
+import { createAnswerVerifier } from './answer-verifier.ts';
+import type { AnswerEnvelope, RegistryAnswer, SignedAnswer } from './registry-answer.ts';
+import { createRegistryKeys, type RegistryKeys } from './registry-keys.ts';
 
-/**
- * What the registry answered. `text` is the body as received (so signatures inside it stay
- * byte-exact); on failure `envelope` is the registry's error envelope, or one made here when no
- * usable answer came back (`status` is then the HTTP status seen, or null when none was).
- */
-export type RegistryAnswer<T = unknown> =
-  | { ok: true; status: number; headers: Headers; text: string; body: T }
-  | { ok: false; status: number | null; headers: Headers | null; text: string; envelope: ErrorEnvelope };
+export type { AnswerEnvelope, RegistryAnswer, SignedAnswer };
 
 /** Per-call options: cancellation, and the headers of a write (contract §2). */
 export type CallOptions = { signal?: AbortSignal | undefined; idempotencyKey?: string; ifMatch?: string; headers?: Record<string, string> };
@@ -70,6 +69,24 @@ export type RegistryClientOptions = {
   fetch?: typeof fetch;
   /** The setting that holds `baseUrl`, named in messages when it looks wrong; default `REGISTRY_URL`. */
   urlSetting?: string;
+  /**
+   * Verify the signature of every discovery and routing answer against the registry's keys, and refuse
+   * (`SIGNATURE_INVALID`) one that does not verify, is unsigned, answers another request or is stale.
+   * Default true; false hands answers over unchecked (their `signature` is then null).
+   */
+  verifySignatures?: boolean;
+  /**
+   * The registry's public keys, pinned: a JWK Set (`{keys: [...]}`, e.g. its `/.well-known/jwks.json`
+   * or the JWKS of a trust anchor, kept from a channel you trust). Answers verify against these only
+   * and nothing is fetched; a rotated-in key then needs pinning too. Default: the keys are read from
+   * `<baseUrl>/.well-known/jwks.json`, kept ten minutes, and read again for an answer signed by a key
+   * they do not name (a rotation).
+   */
+  trustedJwks?: { keys: ReadonlyArray<Record<string, unknown>> } | undefined;
+  /** The oldest signed discovery answer taken, by its `iat`; default 300 (registries cache an answer 30 s at most). */
+  maxAnswerAgeSeconds?: number;
+  /** The time signatures and answers are judged at; default the system clock. */
+  now?: () => Date;
 };
 
 export type AgentRecord = Static<typeof AgentRecordSchema>;
@@ -81,7 +98,17 @@ export type StatusAction = 'suspend' | 'reinstate' | 'retire' | 'revoke';
  */
 export type RegistryClient = ReturnType<typeof createRegistryClient>;
 
+/**
+ * A client of the registry at `options.baseUrl`. Defaults: 10 s per request, anonymous, and
+ * discovery and routing answers verified against the registry's published keys
+ * ({@link RegistryClientOptions.verifySignatures}).
+ */
 export function createRegistryClient(options: RegistryClientOptions) {
+  return buildClient(options, undefined);
+}
+
+/** `keys` is the key set of the client this one was made from by `as()`: one registry, one set. */
+function buildClient(options: RegistryClientOptions, sharedKeys: RegistryKeys | undefined) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -154,6 +181,29 @@ export function createRegistryClient(options: RegistryClientOptions) {
   };
   const id = (value: string) => encodeURIComponent(value);
 
+  const jwksPath = '/.well-known/jwks.json';
+  const keys =
+    sharedKeys ??
+    createRegistryKeys({
+      pinned: options.trustedJwks as { keys: PublishedJwk[] } | undefined,
+      load: async () => {
+        const answer = await request<{ keys?: unknown }>('GET', jwksPath);
+        const details = { url: `${baseUrl}${jwksPath}`, status: answer.status };
+        if (!answer.ok) {
+          return { ok: false, message: `The registry's public keys could not be read (${answer.envelope.error.message})`, details: { ...details, cause: answer.envelope.error.code } };
+        }
+        const set = answer.body?.keys;
+        if (!Array.isArray(set) || !set.every((key) => typeof key === 'object' && key !== null)) {
+          return { ok: false, message: `The registry's ${jwksPath} is not a JWK Set`, details };
+        }
+        return { ok: true, keys: set as PublishedJwk[] };
+      },
+    });
+  const verify =
+    options.verifySignatures === false
+      ? async <T>(_kind: unknown, answer: RegistryAnswer<T>): Promise<SignedAnswer<T>> => (answer.ok ? { ...answer, signature: null } : answer)
+      : createAnswerVerifier({ registryUrl: baseUrl, keys, now: options.now ?? (() => new Date()), maxAnswerAgeSeconds: options.maxAnswerAgeSeconds ?? 300 });
+
   return {
     baseUrl,
     /** Which registry and credential this client speaks for, as a digest (a cache key that holds no secret). */
@@ -161,12 +211,12 @@ export function createRegistryClient(options: RegistryClientOptions) {
     request,
     /** The same client with another credential (or none). */
     as(credential: string | undefined) {
-      return createRegistryClient({ ...options, credential });
+      return buildClient({ ...options, credential }, keys);
     },
 
     // Registry itself
     metadata: (call: CallOptions = {}) => request<Record<string, unknown>>('GET', '/.well-known/agent-registry', call),
-    jwks: (call: CallOptions = {}) => request<{ keys: Array<Record<string, unknown>> }>('GET', '/.well-known/jwks.json', call),
+    jwks: (call: CallOptions = {}) => request<{ keys: Array<Record<string, unknown>> }>('GET', jwksPath, call),
     health: (call: CallOptions = {}) => request<{ status: string; storage: string }>('GET', '/health', call),
     caller: (call: CallOptions = {}) => request<Static<typeof CallerSchema>>('GET', '/v1/caller', call),
     overview: (call: CallOptions = {}) => request<Static<typeof OverviewSchema>>('GET', '/v1/admin/overview', call),
@@ -207,10 +257,11 @@ export function createRegistryClient(options: RegistryClientOptions) {
     events: (filter: Static<typeof EventHistoryQuery> = {}, call: CallOptions = {}) =>
       request<Static<typeof EventHistorySchema>>('GET', `/v1/events${query(filter)}`, call),
 
-    // Discovery and routing (contract §4)
-    discover: (filter: Static<typeof DiscoverQuery>, call: CallOptions = {}) =>
-      request<Static<typeof DiscoveryResponseSchema>>('GET', `/v1/discover${query(filter)}`, call),
-    route: (body: Static<typeof RouteBody>, call: CallOptions = {}) => request<Static<typeof RoutingResponseSchema>>('POST', '/v1/route', { ...call, body }),
+    // Discovery and routing (contract §4), each answer verified unless verifySignatures is false
+    discover: async (filter: Static<typeof DiscoverQuery>, call: CallOptions = {}) =>
+      verify('discovery', await request<Static<typeof DiscoveryResponseSchema>>('GET', `/v1/discover${query(filter)}`, call), { capability: filter.capability }),
+    route: async (body: Static<typeof RouteBody>, call: CallOptions = {}) =>
+      verify('routing', await request<Static<typeof RoutingResponseSchema>>('POST', '/v1/route', { ...call, body }), { target: body.target ?? body.target_agent_id }),
 
     // Trust and federation (contract §5)
     trustAnchors: (call: CallOptions = {}) => request<{ anchors: Array<Static<typeof TrustAnchorSchema>> }>('GET', '/v1/trust/anchors', call),

@@ -33,7 +33,8 @@ describe('registry client', () => {
     const bodies: string[] = [];
     const recordingFetch = (async (input: string, init: RequestInit) => {
       const response = await fetch(input, init);
-      bodies.push(await response.clone().text());
+      // The keys the client reads to verify the discovery answer are not among the answers compared.
+      if (!input.endsWith('/.well-known/jwks.json')) bodies.push(await response.clone().text());
       return response;
     }) as typeof fetch;
     const client = createRegistryClient({

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { checkSignedAnswer, DISCOVERY_TYP, ROUTING_TYP } from '../../src/console/pages/routing-signature.ts';
+import { checkSignedAnswer } from '../../src/console/pages/routing-signature.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
@@ -153,16 +153,16 @@ for (const backend of BACKENDS) {
       const [discovery, route, jwks] = await Promise.all([stack.api.discover({ capability: 'triage.assess' }), stack.api.route({ capability: 'triage.assess' }), stack.api.jwks()]);
       assert.ok(discovery.ok && route.ok && jwks.ok);
       const now = new Date();
-      assert.equal((await checkSignedAnswer(discovery.text, DISCOVERY_TYP, jwks, now, ['iss', 'iat'])).state, 'verified');
-      assert.equal((await checkSignedAnswer(route.text, ROUTING_TYP, jwks, now)).state, 'verified');
+      assert.equal((await checkSignedAnswer(discovery.text, 'discovery', jwks, now)).state, 'verified');
+      assert.equal((await checkSignedAnswer(route.text, 'routing', jwks, now)).state, 'verified');
 
-      const altered = await checkSignedAnswer(discovery.text.replace('Discharge planner', 'Discharge plannex'), DISCOVERY_TYP, jwks, now, ['iss', 'iat']);
+      const altered = await checkSignedAnswer(discovery.text.replace('Discharge planner', 'Discharge plannex'), 'discovery', jwks, now);
       assert.equal(altered.state, 'failed');
       assert.match(altered.reason ?? '', /covers a different answer/);
-      const swapped = await checkSignedAnswer(route.text, DISCOVERY_TYP, jwks, now, ['iss', 'iat']);
+      const swapped = await checkSignedAnswer(route.text, 'discovery', jwks, now);
       assert.equal(swapped.state, 'failed');
       assert.match(swapped.reason ?? '', /typed ward-routing\+jwt, not ward-discovery\+jwt/);
-      const otherKeys = await checkSignedAnswer(route.text, ROUTING_TYP, { ...jwks, body: { keys: [] } }, now);
+      const otherKeys = await checkSignedAnswer(route.text, 'routing', { ...jwks, body: { keys: [] } }, now);
       assert.equal(otherKeys.state, 'failed');
       assert.match(otherKeys.reason ?? '', /does not verify/);
 

@@ -16,7 +16,7 @@ import { decodeProtectedHeader } from 'jose';
 import type { RegistrySigner } from '../../src/core/crypto/registry-signer.ts';
 import { childConstraints, signDelegationStatement, type DelegationStatementClaims } from '../../src/registry/federation/delegation-statement.ts';
 import { verifyTrustBundle, type BundleVerification } from '../../src/registry/trust/bundle-verifier.ts';
-import { SKEW_MS } from '../../src/registry/trust/key-set.ts';
+import { SKEW_MS } from '../../src/core/crypto/key-set.ts';
 import type { SignedTrustBundle } from '../../src/registry/trust/trust-bundle.ts';
 import { federationUp, type Federation, type RunningTier } from '../../src/service/federation-up.ts';
 import {

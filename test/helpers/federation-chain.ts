@@ -1,14 +1,10 @@
 // A real three-tier chain built in-process: root → sovereign (GB) → organisational, each with its own
 // key pair, real delegation statements and a bundle signed by the organisational registry.
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import type { PublishedJwk } from '../../src/core/crypto/key-set.ts';
 import type { SigningAlg } from '../../src/core/crypto/registry-signer.ts';
 import { agentUri, newUlid } from '../../src/core/ids.ts';
-import {
-  childConstraints,
-  signDelegationStatement,
-  type DelegationStatementInput,
-  type PublishedJwk,
-} from '../../src/registry/federation/delegation-statement.ts';
+import { childConstraints, signDelegationStatement, type DelegationStatementInput } from '../../src/registry/federation/delegation-statement.ts';
 import type { TrustAnchorInput } from '../../src/registry/trust/bundle-verifier.ts';
 import type { SignedTrustBundle } from '../../src/registry/trust/trust-bundle.ts';
 

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { alteringProxy } from '../helpers/altering-proxy.ts';
 import {
   connectStdio,
   countRequests,
   envFor,
+  mcpEnv,
   readResult,
   startMcpTestRegistry,
   uniqueName,
@@ -181,5 +183,25 @@ describe('ward mcp over stdio: refused arguments and registry errors, against a 
     assert.equal(refused.isError, true);
     assert.equal(refused.json.error.code, 'INSUFFICIENT_SCOPE');
     assert.equal(refused.json.error.details.required_scope, 'registry:write');
+  });
+
+  test('an answer altered between the registry and ward mcp is isError SIGNATURE_INVALID, and the altered answer goes no further', async (t) => {
+    const registry = await startMcpTestRegistry(t);
+    // Another agent id in place of the real one: a caller would be sent elsewhere.
+    const elsewhere = `${registry.triageAgentId.slice(0, -1)}${registry.triageAgentId.endsWith('Z') ? 'Y' : 'Z'}`;
+    const tampering = await alteringProxy(t, registry.baseUrl, {
+      response: (path, text) => (path.startsWith('/v1/discover') || path.startsWith('/v1/route') ? text.replaceAll(registry.triageAgentId, elsewhere) : text),
+    });
+    const { client } = await connectStdio(t, mcpEnv({ REGISTRY_URL: tampering.url, REGISTRY_API_KEY: registry.key }));
+    for (const [name, args] of [
+      ['discover_agents', { capability: 'triage.assess' }],
+      ['route', { target_agent_id: registry.triageAgentId }],
+    ] as const) {
+      const result = readResult(await client.callTool({ name, arguments: args }));
+      assert.equal(result.isError, true, name);
+      assert.equal(result.json.error.code, 'SIGNATURE_INVALID', name);
+      assert.equal(result.json.error.details.problem, 'altered', name);
+      assert.equal(result.text.includes(elsewhere), false, name);
+    }
   });
 });

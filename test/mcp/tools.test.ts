@@ -32,6 +32,8 @@ async function connectInMemory(t: TestContext): Promise<{ client: Client; sent: 
     credential: KEY,
     timeoutMs: 5000,
     fetch: fakeFetch,
+    // The stand-in registry signs nothing; verification is tested against a real one (test/client).
+    verifySignatures: false,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = createMcpServer(registry);

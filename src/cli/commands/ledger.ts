@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { auditLedger } from '../../registry/ledger/ledger-audit.ts';
-import type { SignedTreeHeadDocument } from '../../registry/ledger/ledger-verifier.ts';
+import { auditLedger } from '../../client/ledger-audit.ts';
+import { createRegistryClient } from '../../client/registry-client.ts';
+import type { SignedTreeHeadDocument } from '../../client/ledger-verifier.ts';
 import type { WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward ledger verify --url <registry> [--leaf <index>]... [--state <file>] [--full]
@@ -49,7 +50,8 @@ export const ledgerCommand: WardCommand = {
       return 2;
     }
     const previous = parsed.state && existsSync(parsed.state) ? readState(parsed.state) : undefined;
-    const report = await auditLedger({ baseUrl: parsed.url, leaves, previous, full: parsed.full });
+    const registry = createRegistryClient({ baseUrl: parsed.url, urlSetting: '--url', userAgent: 'ward-ledger' });
+    const report = await auditLedger({ registry, leaves, previous, full: parsed.full });
     for (const check of report.checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
     if (report.ok && parsed.state && report.treeHead) {
       writeFileSync(parsed.state, `${JSON.stringify({ tree_head: report.treeHead }, null, 2)}\n`);

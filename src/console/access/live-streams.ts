@@ -5,7 +5,7 @@
  * (each is a registry connection); a new one beyond that ends the oldest.
  */
 import type { FastifyReply } from 'fastify';
-import type { ErrorEnvelope } from '../../core/errors.ts';
+import type { AnswerEnvelope } from '../../client/registry-answer.ts';
 
 const MAX_STREAMS_PER_SESSION = 4;
 const streams = new Map<string, Set<() => void>>();
@@ -41,7 +41,7 @@ export function closeLiveStreams(sessionId: string): void {
  * and envelope, then ends: an EventSource cannot read an error status, and web/console.js decides
  * from this whether to reload (401), stop (403), start over (410, 422) or retry later.
  */
-export function sendStreamEnd(reply: FastifyReply, status: number, envelope: ErrorEnvelope): FastifyReply {
+export function sendStreamEnd(reply: FastifyReply, status: number, envelope: AnswerEnvelope): FastifyReply {
   return reply
     .code(200)
     .header('content-type', 'text/event-stream; charset=utf-8')

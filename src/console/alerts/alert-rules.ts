@@ -7,7 +7,7 @@
 import { decodeJwt } from 'jose';
 import type { RegistryAnswer, RegistryClient } from '../../client/registry-client.ts';
 import { toHex } from '../../core/crypto/merkle.ts';
-import { auditLedger } from '../../registry/ledger/ledger-audit.ts';
+import { auditLedger } from '../../client/ledger-audit.ts';
 import type { Failure } from '../pages/page-kit.ts';
 
 export type AlertSeverity = 'critical' | 'warning' | 'info';
@@ -225,15 +225,7 @@ async function delegationAlerts(registry: RegistryClient, registryId: string, ti
 async function ledgerAlert(registry: RegistryClient, now: Date): Promise<Alert | 'unchecked' | undefined> {
   const url = registry.baseUrl;
   const memory = ledgerMemory.get(url) ?? {};
-  const report = await auditLedger({
-    baseUrl: url,
-    previousVerified: memory.head,
-    read: async (path) => {
-      const answer = await registry.request('GET', path);
-      if (!answer.ok) throw new Error(`GET ${path} answered ${answer.status ?? 'nothing'} ${answer.envelope.error.code}`);
-      return answer.body;
-    },
-  });
+  const report = await auditLedger({ registry, previousVerified: memory.head });
   const unreachable = report.checks.some((check) => check.name === 'registry');
   // Other checks may have finished meanwhile: the memory is read again, and a head never replaces a larger one.
   const latest = ledgerMemory.get(url) ?? {};

@@ -25,7 +25,7 @@
  * first.
  */
 import { toHex } from '../../core/crypto/merkle.ts';
-import type { SignedTreeHeadDocument, VerifiedTreeHead } from '../../registry/ledger/ledger-verifier.ts';
+import type { SignedTreeHeadDocument, VerifiedTreeHead } from '../../client/ledger-verifier.ts';
 
 export type RecordedHead = {
   tree_size: number;

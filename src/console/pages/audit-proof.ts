@@ -1,6 +1,6 @@
 /**
  * An inclusion proof worked through step by step, for a person to follow: the same walk as RFC 9162
- * §2.1.3.2 (and `verifyInclusion` in src/registry/ledger/ledger-verifier.ts), keeping each
+ * §2.1.3.2 (and `verifyInclusion` in src/client/ledger-verifier.ts), keeping each
  * intermediate hash. The verdict the page shows is `verifyInclusion`'s own; this only shows the way.
  */
 import { hashChildren, inclusionPathRanges, type LeafRange } from '../../core/crypto/merkle.ts';

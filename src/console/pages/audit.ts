@@ -13,8 +13,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
 import type { RegistryAnswer, RegistryClient } from '../../client/registry-client.ts';
 import { hashFromHex, hashLeaf, sameHash, toHex } from '../../core/crypto/merkle.ts';
-import { auditLedger, type LedgerAuditReport } from '../../registry/ledger/ledger-audit.ts';
-import { TreeHeadError, verifyInclusion, verifySignedTreeHead, type VerifiedTreeHead } from '../../registry/ledger/ledger-verifier.ts';
+import { auditLedger, type LedgerAuditReport } from '../../client/ledger-audit.ts';
+import { TreeHeadError, verifyInclusion, verifySignedTreeHead, type VerifiedTreeHead } from '../../client/ledger-verifier.ts';
 import { STH_JWS_TYPE } from '../../core/ledger-entry.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Pager, Problem, Section, Time, count } from '../views/parts.ts';
@@ -57,15 +57,6 @@ async function checkHead(registry: RegistryClient, jwks: RegistryAnswer<{ keys: 
   } catch (error) {
     return { document: sth.body, failure: error instanceof TreeHeadError ? error.message : String(error) };
   }
-}
-
-/** `auditLedger`'s way of reading the registry, through this session's client (as the alert rules do). */
-function readerFor(registry: RegistryClient) {
-  return async (path: string) => {
-    const answer = await registry.request('GET', path);
-    if (!answer.ok) throw new Error(`GET ${path} answered ${answer.status ?? 'nothing'} ${answer.envelope.error.code}`);
-    return answer.body;
-  };
 }
 
 const short = (hex: string) => `${hex.slice(0, 10)}…`;
@@ -163,11 +154,8 @@ async function auditPage(request: FastifyRequest<{ Querystring: AuditQuery }>, r
   const previous = from ? findHead(registry.baseUrl, from) : undefined;
   let report: LedgerAuditReport | undefined;
   if (previous && !request.headers['hx-request']) {
-    report = await auditLedger({
-      baseUrl: registry.baseUrl,
-      previousVerified: { treeSize: previous.tree_size, rootHash: previous.root_hash },
-      read: readerFor(registry),
-    });
+    // Through this session's client, as the alert rules do.
+    report = await auditLedger({ registry, previousVerified: { treeSize: previous.tree_size, rootHash: previous.root_hash } });
     if (report.ok && report.verified) rememberHead(registry.baseUrl, report.verified);
   }
   const currentKey = head && 'verified' in head ? headKey(head.document) : undefined;

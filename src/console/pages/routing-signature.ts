@@ -1,26 +1,18 @@
 /**
- * The registry signs its discovery and routing answers (contract §4, docs/discovery.md): with
- * response signing on, the body carries `signed_response`, a compact JWS by the registry's current
- * key, typed `ward-discovery+jwt` over `{query, results, result_count, iss, iat}` (and `federation`
- * when present) or `ward-routing+jwt` over the routing advice without that field. The console checks
- * it on its own server, against the keys the registry publishes at `/.well-known/jwks.json`, with the
- * registry's own key-set verifier (`verifyWithKeySet` in src/registry/trust/key-set.ts: the `kid`
- * must name a published key inside its validity window, the alg must be one a registry signs with,
- * and a key offered by the JWS header is never used). The signed payload must then be the answer the
- * page shows, field for field: a signature over something else verifies nothing about this answer.
+ * The registry signs its discovery and routing answers (contract §4, docs/discovery.md). The console
+ * shows an answer together with the verdict on its signature, so it asks the registry with
+ * `verifySignatures: false` and checks each answer itself, on its own server, with the registry
+ * client's verifier (`verifySignedAnswer` in src/client/signed-answer.ts: the `kid` must name a key
+ * the registry publishes at `/.well-known/jwks.json`, inside its validity window, the alg must be one a
+ * registry signs with, a key offered by the JWS header is never used, and the signed payload must be
+ * the answer the page shows, field for field). A failed or missing signature is then shown beside the
+ * answer rather than in place of it.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { RegistryAnswer } from '../../client/registry-client.ts';
-import type { PublishedJwk } from '../../registry/federation/delegation-statement.ts';
-import { DISCOVERY_TYP } from '../../registry/federation/federated-discovery.ts';
-import { ROUTING_TYP } from '../../registry/routing/routing-service.ts';
-import { offeredKeyMembers, readProtectedHeader, verifyWithKeySet } from '../../registry/trust/key-set.ts';
+import { verifySignedAnswer, type AnswerKind } from '../../client/signed-answer.ts';
+import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Facts, Time } from '../views/parts.ts';
-
-export { DISCOVERY_TYP };
-/** `typ` of a signed routing answer (src/registry/routing/routing-service.ts). */
-export { ROUTING_TYP };
 
 export type SignatureCheck = {
   state: 'verified' | 'failed' | 'unsigned';
@@ -37,39 +29,23 @@ export type SignatureCheck = {
 type JwksAnswer = RegistryAnswer<{ keys: Array<Record<string, unknown>> }>;
 
 /**
- * Checks the `signed_response` inside `text` (the answer's body exactly as received) against the
- * registry's JWKS. `typ` is what the answer must be signed as; `extraClaims` are the members the
- * signature covers beyond the answer itself (`iss`, `iat` for discovery).
+ * Checks the `signed_response` inside `text` (the answer's body exactly as received) as a signed
+ * answer of `kind`, against the registry's JWKS as the console read it.
  */
-export async function checkSignedAnswer(text: string, typ: string, jwks: JwksAnswer, now: Date, extraClaims: readonly string[] = []): Promise<SignatureCheck> {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return { state: 'failed', reason: 'The answer is not JSON.' };
+export async function checkSignedAnswer(text: string, kind: AnswerKind, jwks: JwksAnswer, now: Date): Promise<SignatureCheck> {
+  const verified = await verifySignedAnswer(text, kind, jwks.ok ? ((jwks.body.keys ?? []) as PublishedJwk[]) : [], now);
+  if (verified.ok) {
+    const { kid, alg, typ, iss, iat } = verified.signature;
+    return { state: 'verified', kid, alg, typ, iss, issuedAt: iat === undefined ? undefined : new Date(iat * 1000).toISOString() };
   }
-  const { signed_response: token, ...answer } = body;
-  if (token === undefined) {
-    return { state: 'unsigned', reason: 'The registry did not sign this answer (it runs with REGISTRY_SIGN_RESPONSES=false), so nothing vouches for it beyond this connection.' };
+  const seen = { kid: verified.kid, alg: verified.alg, typ: verified.typ };
+  if (verified.problem === 'unsigned') return { state: 'unsigned', reason: verified.reason };
+  // Checked first by the verifier, these hold whatever the keys: only a signature check needs them.
+  const keysNeeded = !['not-json', 'malformed', 'wrong-type', 'key-offered'].includes(verified.problem);
+  if (keysNeeded && !jwks.ok) {
+    return { ...seen, state: 'failed', reason: `The registry's public keys could not be read (${jwks.envelope.error.message}), so the signature could not be checked.` };
   }
-  const header = readProtectedHeader(token);
-  if (!header) return { state: 'failed', reason: 'signed_response is not a compact JWS with a readable header.' };
-  const seen = { kid: typeof header.kid === 'string' ? header.kid : undefined, alg: typeof header.alg === 'string' ? header.alg : undefined, typ: typeof header.typ === 'string' ? header.typ : undefined };
-  if (header.typ !== typ) return { ...seen, state: 'failed', reason: `The JWS is typed ${String(header.typ ?? 'nothing')}, not ${typ}: it is not a signature over this kind of answer.` };
-  const offered = offeredKeyMembers(header);
-  if (offered.length > 0) return { ...seen, state: 'failed', reason: `The JWS names a key of its own (${offered.join(', ')}); a key offered by the signature itself is never trusted.` };
-  if (!jwks.ok) return { ...seen, state: 'failed', reason: `The registry's public keys could not be read (${jwks.envelope.error.message}), so the signature could not be checked.` };
-  const verified = await verifyWithKeySet(token as string, header, (jwks.body.keys ?? []) as PublishedJwk[], now);
-  if (!verified.ok) return { ...seen, state: 'failed', reason: `The signature does not verify against the registry's published keys: ${verified.message}.` };
-  const payload = verified.payload as Record<string, unknown>;
-  const claims = Object.fromEntries(extraClaims.map((claim) => [claim, payload[claim]]));
-  const signed = Object.fromEntries(Object.entries(payload).filter(([name]) => !extraClaims.includes(name)));
-  const issuedAt = typeof claims.iat === 'number' ? new Date(claims.iat * 1000).toISOString() : undefined;
-  const about = { ...seen, iss: typeof claims.iss === 'string' ? claims.iss : undefined, issuedAt };
-  if (!isDeepStrictEqual(signed, answer)) {
-    return { ...about, state: 'failed', reason: 'The signature is genuine but covers a different answer from the one shown: the answer was changed after it was signed.' };
-  }
-  return { ...about, state: 'verified' };
+  return { ...seen, state: 'failed', reason: verified.reason };
 }
 
 /** What the page shows about the signature: the verdict first, then the key and why. */

@@ -5,7 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type { DiscoveryResponseSchema, RoutingResponseSchema } from '../../registry/schemas/discovery-schemas.ts';
-import type { ErrorEnvelope } from '../../core/errors.ts';
+import type { AnswerEnvelope } from '../../client/registry-answer.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Time, count } from '../views/parts.ts';
 
@@ -33,7 +33,7 @@ export function fieldOfPointer(pointer: string): string {
 
 type FieldError = { pointer: string; reason: string };
 
-export function fieldErrors(envelope: ErrorEnvelope | undefined): FieldError[] {
+export function fieldErrors(envelope: AnswerEnvelope | undefined): FieldError[] {
   const errors = (envelope?.error.details as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors)) return [];
   return errors
@@ -45,7 +45,7 @@ export function fieldErrors(envelope: ErrorEnvelope | undefined): FieldError[] {
  * A refused request: the registry's problem, then what it said about each field (a 422) or about
  * each endpoint it could not route to (a `NO_ROUTE`).
  */
-export function Refusal({ envelope, status, labels, discoverHref = '/routing' }: { envelope: ErrorEnvelope; status: number | null; labels: Record<string, string>; discoverHref?: string }): View {
+export function Refusal({ envelope, status, labels, discoverHref = '/routing' }: { envelope: AnswerEnvelope; status: number | null; labels: Record<string, string>; discoverHref?: string }): View {
   const errors = fieldErrors(envelope);
   const details = envelope.error.details as { candidates?: unknown; endpoints?: unknown; agent_id?: unknown };
   const excluded: Array<{ agent_id?: string; endpoints: Array<{ index?: number; url?: string; reasons?: string[] }> }> =
@@ -84,7 +84,7 @@ export function Refusal({ envelope, status, labels, discoverHref = '/routing' }:
 }
 
 /** The ids of the fields a refusal names, for `aria-invalid`. */
-export function invalidFields(envelope: ErrorEnvelope | undefined): Set<string> {
+export function invalidFields(envelope: AnswerEnvelope | undefined): Set<string> {
   return new Set(fieldErrors(envelope).map(({ pointer }) => fieldOfPointer(pointer)).filter(Boolean));
 }
 

@@ -19,7 +19,7 @@ import { html, type View } from '../views/html.ts';
 import { Section } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import { credentialRefused, failureStatus, selfUrl, signInAgain, text } from './page-kit.ts';
-import { checkSignedAnswer, DISCOVERY_TYP, ROUTING_TYP, SignatureReport } from './routing-signature.ts';
+import { checkSignedAnswer, SignatureReport } from './routing-signature.ts';
 import { Advice, CheckField, FederationReport, invalidFields, RankedResults, Refusal, SelectField, TextField } from './routing-views.ts';
 
 const DISCOVER_FIELDS = ['capability', 'jurisdiction', 'protocol', 'features', 'token_binding', 'residency', 'purpose_of_use', 'limit', 'federated'] as const;
@@ -88,7 +88,7 @@ async function discoverPage(request: FastifyRequest<{ Querystring: Record<string
   const [answer, jwks] = asked ? await Promise.all([request.registry.discover(filter), request.registry.jwks()]) : [undefined, undefined];
   if (answer && jwks && credentialRefused(request, answer, jwks)) return signInAgain(request, reply);
   const invalid = invalidFields(answer && !answer.ok ? answer.envelope : undefined);
-  const signature = answer?.ok && jwks ? await checkSignedAnswer(answer.text, DISCOVERY_TYP, jwks, new Date(), ['iss', 'iat']) : undefined;
+  const signature = answer?.ok && jwks ? await checkSignedAnswer(answer.text, 'discovery', jwks, new Date()) : undefined;
   const described = describeDiscovery(form);
   const routeHref = (agentId: string) => {
     const search = new URLSearchParams({ target: agentId });
@@ -168,7 +168,7 @@ async function routePage(request: FastifyRequest<{ Querystring: Record<string, u
   const [answer, jwks] = asked ? await Promise.all([request.registry.route(body), request.registry.jwks()]) : [undefined, undefined];
   if (answer && jwks && credentialRefused(request, answer, jwks)) return signInAgain(request, reply);
   const invalid = invalidFields(answer && !answer.ok ? answer.envelope : undefined);
-  const signature = answer?.ok && jwks ? await checkSignedAnswer(answer.text, ROUTING_TYP, jwks, new Date()) : undefined;
+  const signature = answer?.ok && jwks ? await checkSignedAnswer(answer.text, 'routing', jwks, new Date()) : undefined;
   // The advice names the agent by id only; its record gives the name a person knows it by.
   const record = answer?.ok ? await request.registry.getAgent(answer.body.resolved_target) : undefined;
   const name = record?.ok ? record.body.display_name : undefined;

@@ -3,7 +3,7 @@
  * and empty states, pagination, live sections and charts. Pages compose these; nothing here knows
  * about a particular page.
  */
-import type { ErrorEnvelope } from '../../core/errors.ts';
+import type { AnswerEnvelope } from '../../client/registry-answer.ts';
 import { html, type View } from './html.ts';
 import { registerLiveSection } from './live-sections.ts';
 
@@ -34,7 +34,7 @@ export function Badge({ state, label }: { state: string; label?: string }): View
 }
 
 /** What to tell a person about a failed registry call, by the error code the registry (or the client) gave. */
-export function explain(envelope: ErrorEnvelope, status: number | null): { title: string; hint: string } {
+export function explain(envelope: AnswerEnvelope, status: number | null): { title: string; hint: string } {
   const { code, details, retry_after_ms: retryAfter } = envelope.error;
   switch (code) {
     case 'SERVICE_UNAVAILABLE':
@@ -56,7 +56,7 @@ export function explain(envelope: ErrorEnvelope, status: number | null): { title
 }
 
 /** A failed registry call, explained. `role="alert"` so screen readers announce it. */
-export function Problem({ envelope, status }: { envelope: ErrorEnvelope; status: number | null }): View {
+export function Problem({ envelope, status }: { envelope: AnswerEnvelope; status: number | null }): View {
   const { title, hint } = explain(envelope, status);
   return html`<div class="problem" role="alert" data-code=${envelope.error.code}>
     <p class="problem-title"><strong>${title}</strong></p>

@@ -4,9 +4,9 @@
  * keys change. Pure apart from the signature check.
  */
 import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
-import { verifiedPayload } from '../trust/key-set.ts';
+import { hasPrivateKeyMaterial, verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { ENTITY_CONFIGURATION_TYP } from './child-registry-types.ts';
-import { hasPrivateKeyMaterial, unreadableWindowMember, type PublishedJwk } from './delegation-statement.ts';
+import { unreadableWindowMember } from './delegation-statement.ts';
 
 /**
  * The keys and iat of an entity configuration, if a key we hold for the child signed it and it is

@@ -8,7 +8,7 @@ import { WardError } from '../../core/errors.ts';
 import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
 import { PrivateAddressError } from '../../core/net/guarded-fetch.ts';
 import type { AnchorRole, ChildTier, RegisterRegistryInput, TrustAnchorInput } from './child-registry-types.ts';
-import { hasPrivateKeyMaterial } from './delegation-statement.ts';
+import { hasPrivateKeyMaterial } from '../../core/crypto/key-set.ts';
 
 const ROLE_OF: Record<ChildTier, AnchorRole> = { sovereign: 'sovereign_registry', organisational: 'organisation' };
 const MAX_JWKS_BYTES = 64 * 1024;

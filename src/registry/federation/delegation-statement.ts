@@ -1,6 +1,7 @@
 // The federation statement formats of docs/federation.md: the delegation statement a parent signs about a
 // child, and the short-lived status token an issuer signs about a statement's subject. Writing and reading
 // both live here so the issuer and the verifier cannot drift apart.
+import { hasPrivateKeyMaterial, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { newUlid } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
@@ -21,9 +22,6 @@ export type DelegationConstraints = {
   /** Upper-case ISO 3166-1 alpha-2 codes `sub` and everything below it may use. */
   allowed_jurisdictions: string[];
 };
-
-/** A published public JWK; `not_before` / `not_after` (RFC 3339, `null` = open) bound when it verifies. */
-export type PublishedJwk = Record<string, unknown> & { kid?: string; not_before?: string | null; not_after?: string | null };
 
 export type DelegationStatementClaims = {
   iss: string;
@@ -50,13 +48,6 @@ export type StatusTokenClaims = {
   iat: number;
   exp: number;
 };
-
-/** Members only private or symmetric JWKs carry (RFC 7518 §6.2.2, §6.3.2, §6.4). */
-export const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
-
-export function hasPrivateKeyMaterial(jwk: Record<string, unknown>): boolean {
-  return PRIVATE_JWK_MEMBERS.some((member) => member in jwk);
-}
 
 export type DelegationStatementInput = Omit<DelegationStatementClaims, 'iat' | 'nbf' | 'exp' | 'jti'> & {
   now: Date;

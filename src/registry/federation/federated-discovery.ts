@@ -9,6 +9,7 @@
  */
 import { Compile } from 'typebox/compile';
 import type { Clock } from '../../core/clock.ts';
+import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
 import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
@@ -16,15 +17,12 @@ import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-ser
 import { SCORE_WEIGHTS } from '../discovery/ranking.ts';
 import { DiscoveryResultCheckSchema } from '../schemas/discovery-schemas.ts';
 import { TRUST_LEVELS } from '../trust/trust-validation.ts';
-import { offeredKeyMembers, readProtectedHeader, verifiedPayload } from '../trust/key-set.ts';
+import { offeredKeyMembers, readProtectedHeader, verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { ChildRegistries } from './child-registries.ts';
-import type { PublishedJwk } from './delegation-statement.ts';
 import { issueFederationToken } from './federation-token.ts';
 
 /** Request header: how many milliseconds the asking parent will wait for this answer. */
 export const FEDERATION_BUDGET_HEADER = 'ward-federation-budget-ms';
-/** `typ` of a signed discovery answer. */
-export const DISCOVERY_TYP = 'ward-discovery+jwt';
 
 export type FederatedResult = DiscoveryResult & { registry_id: string };
 

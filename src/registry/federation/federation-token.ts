@@ -6,8 +6,7 @@
  */
 import { decodeProtectedHeader, type JWK } from 'jose';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
-import { verifiedPayload } from '../trust/key-set.ts';
-import type { PublishedJwk } from './delegation-statement.ts';
+import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 
 export const FEDERATION_TOKEN_TYP = 'ward-federation+jwt';
 const LIFETIME_S = 60;

@@ -12,8 +12,8 @@ import type { Storage } from '../../core/storage/database.ts';
 import { readFederationState, writeFederationState } from '../../core/storage/stores/federation-state-store.ts';
 import { readBodyCapped } from '../../core/http/read-capped.ts';
 import { ENTITY_CONFIGURATION_TYP, type DelegationGrant } from './child-registries.ts';
-import { verifiedPayload } from '../trust/key-set.ts';
-import { DELEGATION_TYP, STATUS_TYP, type PublishedJwk } from './delegation-statement.ts';
+import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
+import { DELEGATION_TYP, STATUS_TYP } from './delegation-statement.ts';
 
 const STATE_NAME = 'delegation';
 const ENTITY_CONFIGURATION_LIFETIME_S = 300;

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CallContext } from '../../core/call-context.ts';
+import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
 import { WardError } from '../../core/errors.ts';
 import { contextOf } from '../auth/authentication.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
-import { DISCOVERY_TYP, FEDERATION_BUDGET_HEADER, timeoutWithinBudget } from '../federation/federated-discovery.ts';
+import { FEDERATION_BUDGET_HEADER, timeoutWithinBudget } from '../federation/federated-discovery.ts';
 import { DiscoverQuery, DiscoveryResponseSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
 

@@ -1,5 +1,6 @@
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
+import { ROUTING_TYP } from '../../core/crypto/answer-types.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
@@ -10,9 +11,6 @@ import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
 import { agentTrustBundle, type SignedTrustBundle } from '../trust/trust-bundle.ts';
 import { judgeEndpoints, orderForFailover, type EndpointVerdict, type RouteRequirements } from './endpoint-selection.ts';
-
-/** `typ` of the JWS over routing advice (`signed_response`): nothing else the registry signs passes for it. */
-export const ROUTING_TYP = 'ward-routing+jwt';
 
 export type RouteRequest = {
   target?: string;

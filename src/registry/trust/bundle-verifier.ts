@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { PublishedJwk } from '../federation/delegation-statement.ts';
 import type { ChainVerificationCode, ChainVerificationError } from './chain-errors.ts';
 import { subjectConstraintErrors, walkDelegationChain, type CheckedStatement } from './chain-verifier.ts';
-import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification } from './key-set.ts';
+import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
 import { BUNDLE_TYP, type TrustBundle } from './trust-bundle.ts';
 

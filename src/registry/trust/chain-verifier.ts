@@ -4,14 +4,12 @@
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import {
   DELEGATION_TYP,
-  hasPrivateKeyMaterial,
   readDelegationClaims,
   type DelegationStatementClaims,
-  type PublishedJwk,
   type RegistryTier,
 } from '../federation/delegation-statement.ts';
 import type { ChainVerificationCode, ChainVerificationError } from './chain-errors.ts';
-import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification } from './key-set.ts';
+import { SKEW_MS, hasPrivateKeyMaterial, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification, type PublishedJwk } from '../../core/crypto/key-set.ts';
 
 /** A statement whose signature verified with its issuer's keys (other checks may still have failed). */
 export type CheckedStatement = { index: number; claims: DelegationStatementClaims; issuerKeys: readonly PublishedJwk[]; kid: string | undefined };

@@ -5,7 +5,7 @@
 import { STATUS_TYP, readStatusClaims } from '../federation/delegation-statement.ts';
 import type { ChainVerificationError } from './chain-errors.ts';
 import type { CheckedStatement } from './chain-verifier.ts';
-import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet } from './key-set.ts';
+import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet } from '../../core/crypto/key-set.ts';
 
 export type OnlineStatusOptions = {
   /** Defaults to the global `fetch`. */

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { hashFromHex } from '../../../src/core/crypto/merkle.ts';
-import { verifyInclusion, verifySignedTreeHead } from '../../../src/registry/ledger/ledger-verifier.ts';
+import { verifyInclusion, verifySignedTreeHead } from '../../../src/client/ledger-verifier.ts';
 import { NEEDS_CHROMIUM, launchBrowser, openPage, startConsoleFor } from '../../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, registerOverHttp, startRegistries, testScope, type ListeningRegistry, type Scope } from '../../helpers/listening.ts';
 import { BACKENDS, ulidOf } from '../../helpers/registry.ts';

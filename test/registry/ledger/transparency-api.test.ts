@@ -8,7 +8,7 @@ import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
 import { MIGRATIONS } from '../../../src/core/storage/migrations/index.ts';
 import { runWrite } from '../../../src/core/storage/write-unit.ts';
 import { EVENT_TYPES } from '../../../src/registry/events/event-types.ts';
-import { verifyConsistency, verifyInclusion, verifySignedTreeHead } from '../../../src/registry/ledger/ledger-verifier.ts';
+import { verifyConsistency, verifyInclusion, verifySignedTreeHead } from '../../../src/client/ledger-verifier.ts';
 import { BACKENDS, agentBody, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 
 const unhex = (hex: string) => hashFromHex(hex) as Uint8Array;

@@ -6,19 +6,23 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { auditLedger, type LedgerAuditReport } from '../../../src/registry/ledger/ledger-audit.ts';
-import { verifySignedTreeHead, type SignedTreeHeadDocument } from '../../../src/registry/ledger/ledger-verifier.ts';
-import { BACKENDS, buildTestRegistry, registerAgent, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
+import { auditLedger, type LedgerAuditReport } from '../../src/client/ledger-audit.ts';
+import { createRegistryClient } from '../../src/client/registry-client.ts';
+import { verifySignedTreeHead, type SignedTreeHeadDocument } from '../../src/client/ledger-verifier.ts';
+import { BACKENDS, buildTestRegistry, registerAgent, writeHeaders, type TestRegistry } from '../helpers/registry.ts';
 
-/** `auditLedger`'s reader over `app.inject`. */
-const readerOf = (registry: TestRegistry) => async (path: string) => {
-  const answer = await registry.call({ method: 'GET', url: path });
-  if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}`);
-  return answer.body as unknown;
-};
+/** A registry client whose requests go to the app through `app.inject`. */
+const clientOf = (registry: TestRegistry) =>
+  createRegistryClient({
+    baseUrl: 'http://registry.invalid',
+    fetch: (async (input: string, init: RequestInit) => {
+      const url = new URL(input);
+      const response = await registry.app.inject({ method: init.method as 'GET', url: `${url.pathname}${url.search}`, headers: init.headers as Record<string, string> });
+      return new Response(response.body || null, { status: response.statusCode, headers: { 'content-type': String(response.headers['content-type'] ?? '') } });
+    }) as typeof fetch,
+  });
 
-const audit = (registry: TestRegistry, options: Omit<Parameters<typeof auditLedger>[0], 'baseUrl' | 'read'>) =>
-  auditLedger({ baseUrl: 'http://registry.invalid', read: readerOf(registry), ...options });
+const audit = (registry: TestRegistry, options: Omit<Parameters<typeof auditLedger>[0], 'registry'>) => auditLedger({ registry: clientOf(registry), ...options });
 
 const consistencyOf = (report: LedgerAuditReport) => report.checks.find((check) => check.name.startsWith('consistency'));
 

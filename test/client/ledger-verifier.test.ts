@@ -8,15 +8,15 @@ import {
   inclusionPathRanges,
   merkleRoot,
   toHex,
-} from '../../../src/core/crypto/merkle.ts';
-import { STH_JWS_TYPE } from '../../../src/core/ledger-entry.ts';
+} from '../../src/core/crypto/merkle.ts';
+import { STH_JWS_TYPE } from '../../src/core/ledger-entry.ts';
 import {
   TreeHeadError,
   verifyConsistency,
   verifyInclusion,
   verifySignedTreeHead,
-} from '../../../src/registry/ledger/ledger-verifier.ts';
-import { CONSISTENCY_PROOFS, INCLUSION_PROOFS, LEAF_INPUTS_HEX, ROOTS } from '../../fixtures/rfc6962-vectors.ts';
+} from '../../src/client/ledger-verifier.ts';
+import { CONSISTENCY_PROOFS, INCLUSION_PROOFS, LEAF_INPUTS_HEX, ROOTS } from '../fixtures/rfc6962-vectors.ts';
 
 const unhex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const vectorLeaves = LEAF_INPUTS_HEX.map((hex) => hashLeaf(unhex(hex)));

@@ -1,8 +1,19 @@
-// Verifying a compact JWS against a key set the verifier already trusts (the anchor's, or one taken from a
-// verified statement). A key verifies only inside its not_before/not_after window, and the JWS header is
-// never a source of keys: statements, bundles and status tokens all go through here.
+// Verifying a compact JWS against a key set the verifier already trusts (the anchor's, one taken from a
+// verified statement, or a registry's published JWKS). A key verifies only inside its not_before/not_after
+// window, and the JWS header is never a source of keys: statements, bundles, status tokens and the
+// registry's signed answers (src/client) all go through here. In core because the registry and its
+// clients both verify with it, and dependencies point inward.
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
-import { hasPrivateKeyMaterial, type PublishedJwk } from '../federation/delegation-statement.ts';
+
+/** A published public JWK; `not_before` / `not_after` (RFC 3339, `null` = open) bound when it verifies. */
+export type PublishedJwk = Record<string, unknown> & { kid?: string; not_before?: string | null; not_after?: string | null };
+
+/** Members only private or symmetric JWKs carry (RFC 7518 §6.2.2, §6.3.2, §6.4). */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+export function hasPrivateKeyMaterial(jwk: Record<string, unknown>): boolean {
+  return PRIVATE_JWK_MEMBERS.some((member) => member in jwk);
+}
 
 /** Algorithms a registry signs with (contract §5); `none`, HMAC and everything else are refused. */
 export const FEDERATION_ALGORITHMS: readonly string[] = ['ES256', 'EdDSA', 'RS256'];

@@ -8,7 +8,7 @@ import {
   sameHash,
   toHex,
   type Node,
-} from '../../core/crypto/merkle.ts';
+} from '../core/crypto/merkle.ts';
 import {
   TreeHeadError,
   verifyConsistency,
@@ -17,10 +17,12 @@ import {
   type SignedTreeHeadDocument,
   type VerifiedTreeHead,
 } from './ledger-verifier.ts';
+import type { RegistryAnswer } from './registry-answer.ts';
+import type { RegistryClient } from './registry-client.ts';
 
 export type LedgerAuditOptions = {
-  /** The registry's base URL, e.g. `http://127.0.0.1:8080`. */
-  baseUrl: string;
+  /** The registry to audit, through its client (`ward ledger verify` makes one for `--url`; the console passes a session's). */
+  registry: RegistryClient;
   /** Leaf indexes whose entry and inclusion in the signed tree head to check. */
   leaves?: readonly number[];
   /**
@@ -38,12 +40,6 @@ export type LedgerAuditOptions = {
   previousVerified?: { treeSize: number; rootHash: string } | undefined;
   /** Download every entry and recompute the root from the leaves (O(n); for audits). */
   full?: boolean;
-  fetch?: typeof fetch;
-  /**
-   * Reads one registry path as JSON, throwing when the answer is not a success: for callers that reach
-   * the registry with a credential through their own client (the console). Default: `fetch` on `baseUrl`.
-   */
-  read?: (path: string) => Promise<unknown>;
 };
 
 export type AuditCheck = { name: string; ok: boolean; detail: string };
@@ -69,10 +65,10 @@ export async function auditLedger(options: LedgerAuditOptions): Promise<LedgerAu
   const checks: AuditCheck[] = [];
   const pass = (name: string, detail: string) => checks.push({ name, ok: true, detail });
   const fail = (name: string, detail: string) => checks.push({ name, ok: false, detail });
-  const get = options.read ?? getter(options.baseUrl, options.fetch ?? fetch);
+  const get = reader(options.registry);
   try {
-    const jwks = (await get('/.well-known/jwks.json')) as { keys: JWK[] };
-    const document = (await get('/v1/transparency/sth')) as SignedTreeHeadDocument;
+    const jwks = (await get.jwks()) as { keys: JWK[] };
+    const document = (await get.treeHead()) as SignedTreeHeadDocument;
     let head: VerifiedTreeHead;
     try {
       head = await verifySignedTreeHead(document, jwks);
@@ -93,16 +89,26 @@ export async function auditLedger(options: LedgerAuditOptions): Promise<LedgerAu
   }
 }
 
-type Get = (path: string) => Promise<unknown>;
 type Report = (name: string, detail: string) => void;
+type Get = ReturnType<typeof reader>;
 
-function getter(baseUrl: string, fetchImpl: typeof fetch): Get {
-  const base = baseUrl.replace(/\/+$/, '');
-  return async (path) => {
-    const response = await fetchImpl(`${base}${path}`, { headers: { accept: 'application/json' } });
-    const body = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
-    if (!response.ok) throw new Error(`GET ${path} answered ${response.status} ${body?.error?.code ?? ''}`.trim());
-    return body;
+/**
+ * The client's calls the audit makes, each giving the body of a success and throwing otherwise (the
+ * audit then reports the registry as unreadable, not the ledger as broken).
+ */
+function reader(registry: RegistryClient) {
+  const body = async <T>(what: string, pending: Promise<RegistryAnswer<T>>): Promise<T> => {
+    const answer = await pending;
+    if (!answer.ok) throw new Error(`${what} answered ${answer.status ?? 'nothing'} ${answer.envelope.error.code}: ${answer.envelope.error.message}`);
+    return answer.body;
+  };
+  return {
+    jwks: () => body('GET /.well-known/jwks.json', registry.jwks()),
+    treeHead: () => body('GET /v1/transparency/sth', registry.treeHead()),
+    entries: (start: number, limit: number) => body('GET /v1/transparency/entries', registry.ledgerEntries({ start, limit })),
+    inclusion: (leafIndex: number, treeSize: number) =>
+      body('GET /v1/transparency/proof/inclusion', registry.inclusionProof({ leaf_index: leafIndex, tree_size: treeSize })),
+    consistency: (first: number, second: number) => body('GET /v1/transparency/proof/consistency', registry.consistencyProof({ first, second })),
   };
 }
 
@@ -149,9 +155,7 @@ async function checkConsistency(
 ): Promise<void> {
   const name = `consistency ${before.treeSize} → ${head.treeSize}`;
   if (before.treeSize > head.treeSize) return fail(name, 'the log is smaller than it was: history was removed');
-  const proof = (await get(`/v1/transparency/proof/consistency?first=${before.treeSize}&second=${head.treeSize}`)) as {
-    consistency_path: string[];
-  };
+  const proof = await get.consistency(before.treeSize, head.treeSize);
   const path = decodePath(proof.consistency_path);
   if (path && verifyConsistency(before.treeSize, head.treeSize, before.rootHash, head.rootHash, path)) {
     pass(name, 'the current log extends the earlier one');
@@ -165,13 +169,11 @@ async function checkInclusion(leafIndex: number, head: VerifiedTreeHead, get: Ge
   if (!Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= head.treeSize) {
     return fail(name, `not a leaf of the signed tree (size ${head.treeSize})`);
   }
-  const page = (await get(`/v1/transparency/entries?start=${leafIndex}&limit=1`)) as { entries: EntryDocument[] };
+  const page = (await get.entries(leafIndex, 1)) as { entries: EntryDocument[] };
   const entry = page.entries[0];
   if (!entry || entry.leaf_index !== leafIndex) return fail(name, 'the registry did not return the entry');
   const leafHash = hashLeaf(new TextEncoder().encode(entry.leaf));
-  const proof = (await get(`/v1/transparency/proof/inclusion?leaf_index=${leafIndex}&tree_size=${head.treeSize}`)) as {
-    inclusion_path: string[];
-  };
+  const proof = await get.inclusion(leafIndex, head.treeSize);
   const path = decodePath(proof.inclusion_path);
   if (path && verifyInclusion(leafHash, leafIndex, head.treeSize, path, head.rootHash)) {
     pass(name, `seq ${entry.seq}, leaf hash ${toHex(leafHash)}`);
@@ -186,7 +188,7 @@ async function checkWholeTree(head: VerifiedTreeHead, get: Get, pass: Report, fa
   let peaks: Node[] = [];
   let count = 0;
   while (count < head.treeSize) {
-    const page = (await get(`/v1/transparency/entries?start=${count}&limit=100`)) as { entries: EntryDocument[] };
+    const page = (await get.entries(count, 100)) as { entries: EntryDocument[] };
     const entries = page.entries.slice(0, head.treeSize - count);
     if (entries.length === 0) return fail(name, `the registry served ${count} entries only`);
     if (entries.some((entry, i) => entry.leaf_index !== count + i)) return fail(name, `the entries after ${count} are out of order`);

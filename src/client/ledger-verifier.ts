@@ -1,6 +1,6 @@
 import { compactVerify, createLocalJWKSet, type JWK } from 'jose';
-import { EMPTY_ROOT, HASH_BYTES, hashChildren, hashFromHex, sameHash } from '../../core/crypto/merkle.ts';
-import { STH_JWS_TYPE } from '../../core/ledger-entry.ts';
+import { EMPTY_ROOT, HASH_BYTES, hashChildren, hashFromHex, sameHash } from '../core/crypto/merkle.ts';
+import { STH_JWS_TYPE } from '../core/ledger-entry.ts';
 
 /**
  * Client-side checks of the transparency ledger, with nothing but the registry's public keys:
