@@ -6,6 +6,7 @@
  * Every pattern is precompiled, linear-time (bounded quantifiers, disjoint classes around each
  * repetition) and guarded by a cheap `includes`/digit check, because this runs on every request.
  */
+import { findPatientContext } from './patient-context.ts';
 
 /** Every detector name, in the order detectors run (and so the order of findings for one value). */
 export const PHI_DETECTOR_NAMES = [
@@ -15,6 +16,8 @@ export const PHI_DETECTOR_NAMES = [
   'date_of_birth',
   'fhir_resource',
   'hl7v2_pid',
+  'patient_name_condition',
+  'patient_contact_condition',
 ] as const;
 
 export type PhiDetectorName = (typeof PHI_DETECTOR_NAMES)[number];
@@ -277,6 +280,20 @@ export const hl7v2Pid: PhiTextDetector = {
   },
 };
 
+// --- A person beside a health condition (the rules and their reasons: patient-context.ts) ----------
+
+/** A patient's name with a condition: "Patient John Smith, diagnosed with type 2 diabetes". */
+export const patientNameCondition: PhiTextDetector = {
+  name: 'patient_name_condition',
+  test: (text) => findPatientContext(text).nameWithCondition,
+};
+
+/** A person's contact detail beside their name and a condition: "Mary Jones, mary.jones@gmail.com, re her HIV results". */
+export const patientContactCondition: PhiTextDetector = {
+  name: 'patient_contact_condition',
+  test: (text) => findPatientContext(text).contactWithCondition,
+};
+
 /** All string detectors, in `PHI_DETECTOR_NAMES` order. */
 export const TEXT_DETECTORS: readonly PhiTextDetector[] = [
   usSsn,
@@ -285,6 +302,8 @@ export const TEXT_DETECTORS: readonly PhiTextDetector[] = [
   dateOfBirth,
   fhirResource,
   hl7v2Pid,
+  patientNameCondition,
+  patientContactCondition,
 ];
 
 // --- Labelled keys -------------------------------------------------------------------------------

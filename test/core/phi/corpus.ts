@@ -4,20 +4,10 @@
  * When a false positive or a miss turns up in the wild, add it here first.
  */
 import type { PhiDetectorName } from '../../../src/core/phi/index.ts';
+import { PATIENT_CONTEXT_BLOCKED, PATIENT_CONTEXT_ORDINARY } from './corpus-patient-context.ts';
+import type { BlockedSample, OrdinarySample } from './sample.ts';
 
-export type BlockedSample = {
-  readonly name: string;
-  readonly in: 'body' | 'query';
-  readonly input: unknown;
-  readonly detector: PhiDetectorName;
-  readonly pointer: string;
-};
-
-export type OrdinarySample = {
-  readonly name: string;
-  readonly in: 'body' | 'query';
-  readonly input: unknown;
-};
+export type { BlockedSample, OrdinarySample } from './sample.ts';
 
 /**
  * The NHS mod-11 check digit for the first nine digits, or `undefined` when it would be 10 (never
@@ -505,6 +495,8 @@ export const BLOCKED: readonly BlockedSample[] = [
   blocked('a label and its value in separate fields', withTags({ field: 'DOB', value: '1980-03-12' }), 'date_of_birth', '/policy_tags/value'),
   blocked('an NHS label then its value in an array', withTags({ pairs: ['NHS number', `${NHS_A.slice(0, 3)}-${NHS_A.slice(3, 6)}-${NHS_A.slice(6)}`] }), 'uk_nhs_number', '/policy_tags/pairs/1'),
   blocked('an MRN label then its value in an array', withTags({ pairs: ['MRN', 'A0045821'] }), 'mrn', '/policy_tags/pairs/1'),
+  // A person beside a health condition (corpus-patient-context.ts).
+  ...PATIENT_CONTEXT_BLOCKED,
 ];
 
 const ordinary = (name: string, input: unknown): OrdinarySample => ({ name, in: 'body', input });
@@ -663,4 +655,6 @@ export const ORDINARY: readonly OrdinarySample[] = [
     in: 'query',
     input: { skill: ['triage.stroke', 'consent.verify'], since: '2025-01-15T10:30:00Z' },
   },
+  // Names, conditions and contact details that are not about a patient (corpus-patient-context.ts).
+  ...PATIENT_CONTEXT_ORDINARY,
 ];

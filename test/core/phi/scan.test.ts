@@ -5,6 +5,7 @@ import {
   PHI_DETECTOR_NAMES,
   isValidNhsNumber,
   scanForPhi,
+  scanHeadersForPhi,
   scanQueryForPhi,
   scanTextForPhi,
   type PhiFinding,
@@ -20,9 +21,14 @@ import {
 } from './corpus.ts';
 
 function scan(sample: BlockedSample | OrdinarySample): PhiFinding[] {
-  return sample.in === 'query'
-    ? scanQueryForPhi(sample.input as Record<string, unknown>)
-    : scanForPhi(sample.input);
+  switch (sample.in) {
+    case 'query':
+      return scanQueryForPhi(sample.input as Record<string, unknown>);
+    case 'header':
+      return scanHeadersForPhi(sample.input as Record<string, string>).map(({ detector, pointer }) => ({ detector, pointer }));
+    case 'body':
+      return scanForPhi(sample.input);
+  }
 }
 
 /** Every string in a value, so a test can check that none of them leaks into a finding. */
@@ -157,6 +163,9 @@ describe('bounds', () => {
       `{"resourceType":${'['.repeat(MiB / 2)}`,
       `[${'['.repeat(100_000)}{"resourceType":"Patient"}${']'.repeat(100_001)}`,
       'nhs '.repeat(MiB / 4),
+      'Mrs Jane Doe, diabetes; call 07700 900123. '.repeat(MiB / 44),
+      'Abc '.repeat(MiB / 4) + 'asthma',
+      'jane.doe@gmail.com re her '.repeat(MiB / 26),
     ];
     for (const text of fillers) scanForPhi({ text, [text.slice(0, 4096)]: 1 });
     let deep: unknown = 'SSN 123-45-6789';

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../../src/core/config.ts';
 import { buildRegistry } from '../../../src/registry/app.ts';
-import { BLOCKED, ORDINARY } from '../../core/phi/corpus.ts';
+import type { InjectOptions } from 'fastify';
+import { BLOCKED, ORDINARY, type BlockedSample, type OrdinarySample } from '../../core/phi/corpus.ts';
 import { BACKENDS, agentBody, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {
@@ -68,15 +69,7 @@ for (const backend of BACKENDS) {
     test('every blocked sample of the corpus is refused by the registry and nothing is stored or emitted', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       for (const sample of BLOCKED) {
-        const response =
-          sample.in === 'body'
-            ? await registry.call({
-                method: 'POST',
-                url: '/v1/agents',
-                headers: writeHeaders({ 'content-type': 'application/json' }),
-                payload: JSON.stringify(sample.input),
-              })
-            : await registry.call({ method: 'GET', url: `/v1/agents?${new URLSearchParams(toQuery(sample.input))}` });
+        const response = await registry.call(requestFor(sample));
         assert.equal(response.status, 422, sample.name);
         assert.equal(response.body.error.code, 'PHI_DETECTED', sample.name);
         assert.ok(
@@ -91,6 +84,10 @@ for (const backend of BACKENDS) {
 
     test('no ordinary sample of the corpus trips the guard, and the schema-valid ones register', async (t) => {
       const registry = await buildTestRegistry(t, backend);
+      for (const sample of ORDINARY.filter((s) => s.in !== 'body')) {
+        const response = await registry.call(requestFor(sample));
+        assert.notEqual(response.body?.error?.code, 'PHI_DETECTED', sample.name);
+      }
       const bodies = ORDINARY.filter((s) => s.in === 'body' && isRegistration(s.input));
       let registered = 0;
       for (const [index, sample] of bodies.entries()) {
@@ -156,6 +153,18 @@ for (const backend of BACKENDS) {
       for (const secret of ['123-45-6789', '943 476 5919', '9434765919', '99887766']) assert.ok(!log.includes(secret), secret);
     });
   });
+}
+
+/** A corpus sample as a request: a body to register, a list query, or headers on a list query. */
+function requestFor(sample: BlockedSample | OrdinarySample): InjectOptions {
+  switch (sample.in) {
+    case 'body':
+      return { method: 'POST', url: '/v1/agents', headers: writeHeaders({ 'content-type': 'application/json' }), payload: JSON.stringify(sample.input) };
+    case 'query':
+      return { method: 'GET', url: `/v1/agents?${new URLSearchParams(toQuery(sample.input))}` };
+    case 'header':
+      return { method: 'GET', url: '/v1/agents', headers: sample.input as Record<string, string> };
+  }
 }
 
 function toQuery(input: unknown): Array<[string, string]> {
