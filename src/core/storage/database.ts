@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { adaptNodeSqlite, openSqlite } from './sqlite-adapter.ts';
+import { createWalFlusher } from './wal-flush.ts';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -13,6 +14,11 @@ export type Storage = {
   readonly backend: Backend;
   /** PostgreSQL only: the connection pool's use now (SQLite has one connection and no pool). */
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
+  /**
+   * SQLite only: makes every WAL frame written so far durable, off the event loop (wal-flush.ts).
+   * Write units commit without syncing and call this before answering; PostgreSQL syncs in COMMIT.
+   */
+  flushWal?(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -42,8 +48,19 @@ export function storageOptionsFromConfig(config: {
 /** Opens the database (creating the PostgreSQL schema when one is named). Does not migrate. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.backend === 'sqlite') {
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptNodeSqlite(openSqlite(options.path)) }) });
-    return { db, backend: 'sqlite', close: () => db.destroy() };
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: adaptNodeSqlite(openSqlite(options.path)) }),
+    });
+    const wal = createWalFlusher(options.path);
+    return {
+      db,
+      backend: 'sqlite',
+      flushWal: () => wal.flush(),
+      close: async () => {
+        await wal.close();
+        await db.destroy();
+      },
+    };
   }
   if (options.schema) await createSchema(options.url, options.schema);
   const pool = new pg.Pool({

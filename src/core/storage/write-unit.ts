@@ -60,14 +60,19 @@ export function observeCommits(storage: Storage, observer: CommitObserver): () =
   return () => set.delete(observer);
 }
 
-export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => Promise<T>): Promise<{ result: T; events: StoredEvent[] }> {
+export async function runWrite<T>(
+  storage: Storage,
+  work: (unit: WriteUnit) => Promise<T>,
+): Promise<{ result: T; events: StoredEvent[] }> {
   let queue = queues.get(storage);
   if (!queue) {
     queue = { waiting: [], running: false };
     queues.set(storage, queue);
   }
   const joined = queue;
-  const outcome = new Promise<{ result: unknown; events: StoredEvent[] }>((resolve, reject) => joined.waiting.push({ work, resolve, reject }));
+  const outcome = new Promise<{ result: unknown; events: StoredEvent[] }>((resolve, reject) =>
+    joined.waiting.push({ work, resolve, reject }),
+  );
   if (!joined.running) {
     joined.running = true;
     // On SQLite a transaction never waits on I/O (node:sqlite is synchronous), so no request could
@@ -83,7 +88,8 @@ export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => P
 /** Runs the waiting units, a transaction at a time, until none wait. */
 async function drain(storage: Storage, queue: Queue): Promise<void> {
   try {
-    while (queue.waiting.length > 0) await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
+    while (queue.waiting.length > 0)
+      await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
   } finally {
     queue.running = false;
   }
@@ -93,8 +99,8 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
   const alone = jobs.length === 1;
   const outcomes: Outcome[] = [];
   const began = performance.now();
-  try {
-    await storage.db.transaction().execute(async (tx) => {
+  const transact = (db: Kysely<Database>) =>
+    db.transaction().execute(async (tx) => {
       const firstSeq = await lockSequence(tx);
       let lastSeq = firstSeq;
       const committed: StoredEvent[] = [];
@@ -103,7 +109,11 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
         try {
           const pending: NewEvent[] = [];
           const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
-          const result = await job.work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
+          const result = await job.work({
+            tx,
+            emit: (event) => pending.push(event),
+            afterEvents: (step) => afterSteps.push(step),
+          });
           const events = await insertEvents(tx, lastSeq, pending);
           for (const step of afterSteps) await step(events);
           if (!alone) await sql`release savepoint write_unit`.execute(tx);
@@ -125,6 +135,9 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
         await announceCommitInTransaction(tx, storage.backend, lastSeq);
       }
     });
+  try {
+    if (storage.flushWal) await commitThenFlush(storage, storage.flushWal, transact);
+    else await transact(storage.db);
   } catch (error) {
     // Nothing of this transaction committed: every unit in it fails with the error (a unit alone
     // with its own error; units together with the commit's).
@@ -139,6 +152,29 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
     const outcome = outcomes[index] as Outcome;
     if (outcome.ok) job.resolve({ result: outcome.result, events: outcome.events });
     else job.reject(outcome.error);
+  });
+}
+
+/**
+ * SQLite: the transaction commits without its own fsync and the WAL is then synced off the event
+ * loop (wal-flush.ts), so the thread parses and checks other requests meanwhile. The connection is
+ * held until the sync returns: nothing in this process can read the commit before it is durable, and
+ * the units' callers are answered only after it. If the sync fails, the units fail with its error
+ * (their work may or may not survive a crash, as with a failed COMMIT).
+ */
+async function commitThenFlush(
+  storage: Storage,
+  flushWal: () => Promise<void>,
+  transact: (db: Kysely<Database>) => Promise<void>,
+): Promise<void> {
+  await storage.db.connection().execute(async (connection) => {
+    await sql`PRAGMA synchronous = NORMAL`.execute(connection);
+    try {
+      await transact(connection);
+      await flushWal();
+    } finally {
+      await sql`PRAGMA synchronous = FULL`.execute(connection);
+    }
   });
 }
 
