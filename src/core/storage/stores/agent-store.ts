@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../agent-capabilities.ts';
+import { insertRows, runCompiled } from '../compiled-statements.ts';
 import type { AgentsTable, Database } from '../schema.ts';
 
 /**
@@ -48,7 +49,7 @@ function rankOf(agent: AgentRow) {
 
 /** Inserts an agent and its skill index rows. */
 export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
-  await tx.insertInto('agents').values(toRow(agent)).execute();
+  await insertRows(tx, 'agents', [toRow(agent)]);
   await writeSkills(tx, agent, skills);
 }
 
@@ -61,10 +62,11 @@ export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly st
 async function writeSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
   if (skills.length === 0) return;
   const rank = rankOf(agent);
-  await tx
-    .insertInto('agent_skills')
-    .values([...new Set(skills)].map((skill) => ({ skill, agent_id: agent.id, ...rank })))
-    .execute();
+  await insertRows(
+    tx,
+    'agent_skills',
+    [...new Set(skills)].map((skill) => ({ skill, agent_id: agent.id, ...rank })),
+  );
 }
 
 export async function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
@@ -96,24 +98,45 @@ export async function hasNameConflict(
   displayName: string,
   exceptId?: string,
 ): Promise<boolean> {
-  let query = db
-    .selectFrom('agents')
-    .select('id')
-    .where('org_id', '=', orgId)
-    .where('display_name', '=', displayName)
-    .where('status', '!=', 'revoked');
-  if (exceptId) query = query.where('id', '!=', exceptId);
-  return (await query.limit(1).executeTakeFirst()) !== undefined;
+  const build = () => {
+    let query = db
+      .selectFrom('agents')
+      .select('id')
+      .where('org_id', '=', orgId)
+      .where('display_name', '=', displayName)
+      .where('status', '!=', 'revoked');
+    if (exceptId) query = query.where('id', '!=', exceptId);
+    return query.limit(1);
+  };
+  const parameters = exceptId
+    ? [orgId, displayName, 'revoked', exceptId, 1]
+    : [orgId, displayName, 'revoked', 1];
+  const { rows } = await runCompiled(
+    db,
+    exceptId ? 'agent name conflict, except one' : 'agent name conflict',
+    parameters,
+    build,
+  );
+  return rows.length > 0;
 }
 
 /**
  * Filters of the agent list. `nameContains` matches the display name in any (ASCII) case; `id` one
  * agent; together they are alternatives (a search box takes either).
  */
-export type AgentFilter = { jurisdiction?: string; status?: string; orgId?: string; nameContains?: string; id?: string };
+export type AgentFilter = {
+  jurisdiction?: string;
+  status?: string;
+  orgId?: string;
+  nameContains?: string;
+  id?: string;
+};
 
 // Every list query narrows by the same filter, whether it reads a page or counts.
-function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(query: Q, filter: AgentFilter): Q {
+function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(
+  query: Q,
+  filter: AgentFilter,
+): Q {
   let narrowed = query;
   if (filter.jurisdiction) narrowed = narrowed.where('jurisdiction', '=', filter.jurisdiction) as Q;
   if (filter.status) narrowed = narrowed.where('status', '=', filter.status) as Q;
@@ -122,7 +145,9 @@ function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(quer
     const pattern = `%${(filter.nameContains ?? '').toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     narrowed = narrowed.where((eb) =>
       eb.or([
-        ...(filter.nameContains !== undefined ? [sql<boolean>`lower(display_name) like ${pattern} escape '\\'`] : []),
+        ...(filter.nameContains !== undefined
+          ? [sql<boolean>`lower(display_name) like ${pattern} escape '\\'`]
+          : []),
         ...(filter.id !== undefined ? [eb('id', '=', filter.id)] : []),
       ]),
     ) as Q;
@@ -143,7 +168,10 @@ export async function listAgentPage(
 }
 
 export async function countAgents(db: Db, filter: AgentFilter): Promise<number> {
-  const query = filtered(db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('count')), filter);
+  const query = filtered(
+    db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('count')),
+    filter,
+  );
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.count);
 }
@@ -179,8 +207,18 @@ export async function listDiscoverableBySkill(
     : mergeRanked(
         filter.preferredJurisdiction,
         ...(await Promise.all([
-          rankedSkillRows(db, filter, { jurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
-          rankedSkillRows(db, filter, { notJurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
+          rankedSkillRows(
+            db,
+            filter,
+            { jurisdiction: filter.preferredJurisdiction },
+            { offset: 0, limit: page.offset + page.limit },
+          ),
+          rankedSkillRows(
+            db,
+            filter,
+            { notJurisdiction: filter.preferredJurisdiction },
+            { offset: 0, limit: page.offset + page.limit },
+          ),
         ])),
       ).slice(page.offset, page.offset + page.limit);
   if (ranked.length === 0) return [];
@@ -190,7 +228,14 @@ export async function listDiscoverableBySkill(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-type RankedSkillRow = { agent_id: string; jurisdiction: string; trust_level: number; health_rank: number; best_priority: number; created_at: string };
+type RankedSkillRow = {
+  agent_id: string;
+  jurisdiction: string;
+  trust_level: number;
+  health_rank: number;
+  best_priority: number;
+  created_at: string;
+};
 
 async function rankedSkillRows(
   db: Db,
@@ -204,10 +249,15 @@ async function rankedSkillRows(
     .where('skill', '=', filter.skill)
     // A literal, so both planners see the partial indexes' condition.
     .where(sql<boolean>`discoverable = 1`);
-  query = 'jurisdiction' in where ? query.where('jurisdiction', '=', where.jurisdiction) : query.where('jurisdiction', '!=', where.notJurisdiction);
+  query =
+    'jurisdiction' in where
+      ? query.where('jurisdiction', '=', where.jurisdiction)
+      : query.where('jurisdiction', '!=', where.notJurisdiction);
   if (filter.tokenBinding) query = query.where('token_binding', '=', filter.tokenBinding);
-  for (const feature of filter.features ?? []) query = query.where(sql<boolean>`features like ${tokenPattern(feature)} escape '\\'`);
-  if (filter.protocol) query = query.where(sql<boolean>`protocols like ${tokenPattern(filter.protocol)} escape '\\'`);
+  for (const feature of filter.features ?? [])
+    query = query.where(sql<boolean>`features like ${tokenPattern(feature)} escape '\\'`);
+  if (filter.protocol)
+    query = query.where(sql<boolean>`protocols like ${tokenPattern(filter.protocol)} escape '\\'`);
   const rows = await query
     .orderBy('trust_level', 'desc')
     .orderBy('health_rank', 'desc')
@@ -217,7 +267,12 @@ async function rankedSkillRows(
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  return rows.map((row) => ({ ...row, trust_level: Number(row.trust_level), health_rank: Number(row.health_rank), best_priority: Number(row.best_priority) }));
+  return rows.map((row) => ({
+    ...row,
+    trust_level: Number(row.trust_level),
+    health_rank: Number(row.health_rank),
+    best_priority: Number(row.best_priority),
+  }));
 }
 
 /** Two ranked lists (the preferred jurisdiction's and the rest) as one, in ranking order. */
@@ -238,7 +293,11 @@ function mergeRanked(preferred: string, home: RankedSkillRow[], others: RankedSk
   let h = 0;
   let o = 0;
   while (h < home.length || o < others.length) {
-    const next = o >= others.length || (h < home.length && before(home[h] as RankedSkillRow, others[o] as RankedSkillRow)) ? home[h++] : others[o++];
+    const next =
+      o >= others.length ||
+      (h < home.length && before(home[h] as RankedSkillRow, others[o] as RankedSkillRow))
+        ? home[h++]
+        : others[o++];
     merged.push(next as RankedSkillRow);
   }
   return merged;
@@ -247,11 +306,18 @@ function mergeRanked(preferred: string, home: RankedSkillRow[], others: RankedSk
 /** Sets the health rank of an agent without touching its version (health is not owner data). */
 export async function setHealthRank(tx: Db, agentId: string, healthRank: number): Promise<void> {
   await tx.updateTable('agents').set({ health_rank: healthRank }).where('id', '=', agentId).execute();
-  await tx.updateTable('agent_skills').set({ health_rank: healthRank }).where('agent_id', '=', agentId).execute();
+  await tx
+    .updateTable('agent_skills')
+    .set({ health_rank: healthRank })
+    .where('agent_id', '=', agentId)
+    .execute();
 }
 
 /** Every active agent with at least one endpoint to probe, in id order, a page at a time. */
-export async function listActiveAgentPage(db: Db, page: { afterId?: string; limit: number }): Promise<AgentRow[]> {
+export async function listActiveAgentPage(
+  db: Db,
+  page: { afterId?: string; limit: number },
+): Promise<AgentRow[]> {
   let query = db.selectFrom('agents').selectAll().where('status', '=', 'active');
   if (page.afterId) query = query.where('id', '>', page.afterId);
   const rows = await query.orderBy('id', 'asc').limit(page.limit).execute();
@@ -270,7 +336,11 @@ export async function countOrgAgents(db: Db, orgId: string): Promise<number> {
 }
 
 /** The non-revoked agent of an organisation with a display name, if any (names are unique per org). */
-export async function findLiveAgentByOrgName(db: Db, orgId: string, displayName: string): Promise<AgentRow | undefined> {
+export async function findLiveAgentByOrgName(
+  db: Db,
+  orgId: string,
+  displayName: string,
+): Promise<AgentRow | undefined> {
   const row = await db
     .selectFrom('agents')
     .selectAll()
@@ -282,7 +352,10 @@ export async function findLiveAgentByOrgName(db: Db, orgId: string, displayName:
 }
 
 /** Agents per status, and per trust-validation state: the dashboard's counts. */
-export async function countAgentsBy(db: Db, column: 'status' | 'trust_state'): Promise<Record<string, number>> {
+export async function countAgentsBy(
+  db: Db,
+  column: 'status' | 'trust_state',
+): Promise<Record<string, number>> {
   const rows = await db
     .selectFrom('agents')
     .select([column, (eb) => eb.fn.countAll<number | string>().as('count')])

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { insertRows } from '../compiled-statements.ts';
 import type { Database } from '../schema.ts';
 
 /** An event as a change describes it; `seq` is assigned when its write unit commits. */
@@ -18,10 +19,17 @@ export async function insertEvents(
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   const stored = events.map((event, index) => ({ ...event, seq: lastSeq + index + 1 }));
-  await tx
-    .insertInto('events')
-    .values(stored.map((e) => ({ seq: e.seq, type: e.type, occurred_at: e.occurred_at, subject: e.subject, data: JSON.stringify(e.data) })))
-    .execute();
+  await insertRows(
+    tx,
+    'events',
+    stored.map((e) => ({
+      seq: e.seq,
+      type: e.type,
+      occurred_at: e.occurred_at,
+      subject: e.subject,
+      data: JSON.stringify(e.data),
+    })),
+  );
   return stored;
 }
 

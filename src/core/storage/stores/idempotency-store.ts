@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { runCompiled } from '../compiled-statements.ts';
 import type { Database } from '../schema.ts';
 
 type Db = Kysely<Database>;
@@ -14,28 +15,55 @@ export type IdempotencyRecord = {
   expires_at: string;
 };
 
-export async function findIdempotencyRecord(db: Db, scopeKey: string): Promise<IdempotencyRecord | undefined> {
-  const row = await db.selectFrom('idempotency_keys').selectAll().where('scope_key', '=', scopeKey).executeTakeFirst();
+export async function findIdempotencyRecord(
+  db: Db,
+  scopeKey: string,
+): Promise<IdempotencyRecord | undefined> {
+  const { rows } = await runCompiled(db, 'idempotency record', [scopeKey], () =>
+    db.selectFrom('idempotency_keys').selectAll().where('scope_key', '=', scopeKey),
+  );
+  const row = rows[0];
   if (!row) return undefined;
   return {
     ...row,
     state: row.state as IdempotencyRecord['state'],
     status_code: row.status_code === null ? null : Number(row.status_code),
-    response_headers: row.response_headers ? (JSON.parse(row.response_headers) as Record<string, string>) : null,
+    response_headers: row.response_headers
+      ? (JSON.parse(row.response_headers) as Record<string, string>)
+      : null,
   };
 }
 
 /** Inserts an in-progress claim; false when another request holds the key already. */
 export async function insertClaim(
   db: Db,
-  claim: { scope_key: string; request_hash: string; locked_until: string; expires_at: string; created_at: string },
+  claim: {
+    scope_key: string;
+    request_hash: string;
+    locked_until: string;
+    expires_at: string;
+    created_at: string;
+  },
 ): Promise<boolean> {
-  const result = await db
-    .insertInto('idempotency_keys')
-    .values({ ...claim, state: 'in_progress', status_code: null, response_headers: null, response_body: null })
-    .onConflict((oc) => oc.column('scope_key').doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  // Members in a fixed order: it is the order of the parameters below.
+  const values = {
+    scope_key: claim.scope_key,
+    request_hash: claim.request_hash,
+    locked_until: claim.locked_until,
+    expires_at: claim.expires_at,
+    created_at: claim.created_at,
+    state: 'in_progress',
+    status_code: null,
+    response_headers: null,
+    response_body: null,
+  };
+  const result = await runCompiled(db, 'idempotency claim', Object.values(values), () =>
+    db
+      .insertInto('idempotency_keys')
+      .values(values)
+      .onConflict((oc) => oc.column('scope_key').doNothing()),
+  );
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
 /**
@@ -61,16 +89,22 @@ export async function completeClaim(
   scopeKey: string,
   response: { status_code: number; headers: Record<string, string>; body: string },
 ): Promise<void> {
-  await tx
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'completed',
-      status_code: response.status_code,
-      response_headers: JSON.stringify(response.headers),
-      response_body: response.body,
-    })
-    .where('scope_key', '=', scopeKey)
-    .execute();
+  const headers = JSON.stringify(response.headers);
+  await runCompiled(
+    tx,
+    'idempotency completion',
+    ['completed', response.status_code, headers, response.body, scopeKey],
+    () =>
+      tx
+        .updateTable('idempotency_keys')
+        .set({
+          state: 'completed',
+          status_code: response.status_code,
+          response_headers: headers,
+          response_body: response.body,
+        })
+        .where('scope_key', '=', scopeKey),
+  );
 }
 
 export async function releaseClaim(db: Db, scopeKey: string, requestHash: string): Promise<void> {
