@@ -27,15 +27,28 @@ for (const backend of BACKENDS) {
     test('starts at the stored position and knows a local commit before the writer is answered', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
-      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
+      await runWrite(storage, async (unit) =>
+        unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }),
+      );
+      const hub = await openEventHub(storage, {
+        postgres: pgTarget(storage.env),
+        onError: (error) => assert.fail(String(error)),
+        refreshMs: 60_000,
+      });
       assert.equal(hub.committedSeq(), 1);
       const { events } = await runWrite(storage, async (unit) => {
         unit.emit({ type: 'api_key.created', subject: 'k2', occurred_at: at, data: {} });
         unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} });
       });
-      assert.deepEqual(events.map((e) => e.seq), [2, 3]);
-      assert.equal(hub.committedSeq(), 3, 'known when runWrite resolves, with no re-read (refresh is a minute)');
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        [2, 3],
+      );
+      assert.equal(
+        hub.committedSeq(),
+        3,
+        'known when runWrite resolves, with no re-read (refresh is a minute)',
+      );
       // A rolled-back unit moves nothing.
       await assert.rejects(
         runWrite(storage, async (unit) => {
@@ -47,10 +60,40 @@ for (const backend of BACKENDS) {
       await hub.close();
     });
 
+    test('streams are woken after the writer is answered, a slice per turn of the event loop, and once more for a commit during a round', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const hub = await openEventHub(storage, {
+        postgres: pgTarget(storage.env),
+        onError: (error) => assert.fail(String(error)),
+        refreshMs: 60_000,
+      });
+      t.after(() => hub.close());
+      const wakes = Array.from({ length: 250 }, () => 0);
+      wakes.forEach((_, index) => hub.subscribe(() => (wakes[index] = (wakes[index] as number) + 1)));
+      await runWrite(storage, async (unit) =>
+        unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }),
+      );
+      assert.equal(wakes.filter((n) => n > 0).length, 0, 'no stream is woken before the writer is answered');
+      await new Promise((resolve) => setImmediate(resolve));
+      const afterOneTurn = wakes.filter((n) => n > 0).length;
+      assert.ok(afterOneTurn > 0 && afterOneTurn < 250, `a slice, not all, per turn (${afterOneTurn})`);
+      // A commit while the round is under way: every stream is woken again once the round ends.
+      await runWrite(storage, async (unit) =>
+        unit.emit({ type: 'api_key.created', subject: 'k2', occurred_at: at, data: {} }),
+      );
+      // (PostgreSQL also wakes them for its own notifications of the same commits.)
+      await until(() => wakes.every((n) => n >= 2), 'every stream woken for both commits');
+    });
+
     test('a change that signals nothing is seen at the next re-read', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 50 });
+      const hub = await openEventHub(storage, {
+        postgres: pgTarget(storage.env),
+        onError: (error) => assert.fail(String(error)),
+        refreshMs: 50,
+      });
       assert.equal(hub.committedSeq(), 0);
       // Another process's write: the row moves, no signal in this process, no notification.
       await storage.db.updateTable('event_sequence').set({ last_seq: 41 }).where('id', '=', 1).execute();
@@ -62,11 +105,22 @@ for (const backend of BACKENDS) {
       test('a commit by another instance on the same schema is known from its notification', async (t) => {
         const storage = await openTestStorage(t, backend);
         await migrateToLatest(storage);
-        const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
-          // The other instance: its own pool on the same schema, so its in-process signal never reaches this hub.
-        const other = await openStorage({ backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string, poolSize: 2 });
+        const hub = await openEventHub(storage, {
+          postgres: pgTarget(storage.env),
+          onError: (error) => assert.fail(String(error)),
+          refreshMs: 60_000,
+        });
+        // The other instance: its own pool on the same schema, so its in-process signal never reaches this hub.
+        const other = await openStorage({
+          backend: 'postgres',
+          url: storage.env.DATABASE_URL as string,
+          schema: storage.env.DATABASE_SCHEMA as string,
+          poolSize: 2,
+        });
         t.after(() => other.close());
-        await runWrite(other, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
+        await runWrite(other, async (unit) =>
+          unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }),
+        );
         await until(() => hub.committedSeq() === 1, 'the notification');
         await hub.close();
       });
