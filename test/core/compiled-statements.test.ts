@@ -26,12 +26,7 @@ for (const backend of BACKENDS) {
         capabilities: { skills: ['triage.adult'] },
       });
       const shapes = compiledShapes(registry.storage.db);
-      for (const shape of [
-        'idempotency record',
-        'idempotency claim',
-        'idempotency completion',
-        'agent name conflict',
-      ]) {
+      for (const shape of ['idempotency claim', 'idempotency completion', 'agent name conflict']) {
         assert.ok(shapes.includes(shape), `${shape} is kept (${shapes.join('; ')})`);
       }
       assert.ok(

@@ -49,7 +49,12 @@ export function idempotencyScopeKey(credentialId: string, method: string, path: 
  * A response to send and keep. `replayBody`, when given, is what is kept instead of `body`: a secret
  * in the first answer (a raw API key) is shown once and never stored, not even for a replay.
  */
-export type StoredResponse = { status: number; headers: Record<string, string>; body: unknown; replayBody?: unknown };
+export type StoredResponse = {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  replayBody?: unknown;
+};
 export type IdempotentOutcome = StoredResponse & { replayed: boolean };
 
 /**
@@ -118,12 +123,13 @@ async function claim(
       expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString(),
       created_at: now.toISOString(),
     };
+    // Most keys are new: the claim is tried first, so they cost one statement, and the stored record
+    // is read only when the key was there already. A claim only guards a request in flight: losing
+    // it in a crash loses nothing acknowledged.
+    if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh })))
+      return undefined;
     const existing = await findIdempotencyRecord(deps.storage.db, scopeKey);
-    if (!existing) {
-      // A claim only guards a request in flight: losing it in a crash loses nothing acknowledged.
-      if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh }))) return undefined;
-      continue; // another request claimed it between our read and insert: look again
-    }
+    if (!existing) continue; // released between our insert and read: try again
     const nowIso = now.toISOString();
     const expired = existing.expires_at <= nowIso;
     const abandoned = existing.state === 'in_progress' && existing.locked_until <= nowIso;
@@ -132,7 +138,10 @@ async function claim(
       continue;
     }
     if (existing.request_hash !== requestHash) {
-      throw new WardError('IDEMPOTENCY_KEY_REUSED', 'This X-Idempotency-Key was used with a different request.');
+      throw new WardError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This X-Idempotency-Key was used with a different request.',
+      );
     }
     if (existing.state === 'in_progress') {
       throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, 1000);
