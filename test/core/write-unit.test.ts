@@ -33,10 +33,7 @@ for (const backend of BACKENDS) {
       });
       const rest = Array.from({ length: 6 }, (_, i) =>
         runWrite(storage, async (unit) => {
-          await unit.tx
-            .insertInto('registry_secrets')
-            .values({ name: `secret-${i + 1}`, value: 'v', created_at: at })
-            .execute();
+          await unit.tx.insertInto('registry_secrets').values({ name: `secret-${i + 1}`, value: 'v', created_at: at }).execute();
           unit.emit({ type: 'api_key.created', subject: `k${i + 1}`, occurred_at: at, data: { n: i + 1 } });
           if (i + 1 === 3) throw new Error('unit 3 fails');
           return i + 1;
@@ -46,38 +43,15 @@ for (const backend of BACKENDS) {
       release();
       const settled = await Promise.allSettled([first, ...rest]);
       assert.deepEqual(
-        settled.map((outcome) =>
-          outcome.status === 'fulfilled' ? outcome.value.result : (outcome.reason as Error).message,
-        ),
+        settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.result : (outcome.reason as Error).message)),
         [0, 1, 2, 'unit 3 fails', 4, 5, 6],
       );
       const events = await listEvents(storage.db, { afterSeq: 0, limit: 100 });
-      assert.deepEqual(
-        events.map((event) => [event.seq, event.subject]),
-        [
-          [1, 'k0'],
-          [2, 'k1'],
-          [3, 'k2'],
-          [4, 'k4'],
-          [5, 'k5'],
-          [6, 'k6'],
-        ],
-      );
-      const fulfilled = settled.flatMap((outcome) =>
-        outcome.status === 'fulfilled' ? [outcome.value.events.map((event) => event.seq)] : [],
-      );
+      assert.deepEqual(events.map((event) => [event.seq, event.subject]), [[1, 'k0'], [2, 'k1'], [3, 'k2'], [4, 'k4'], [5, 'k5'], [6, 'k6']]);
+      const fulfilled = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.events.map((event) => event.seq)] : []));
       assert.deepEqual(fulfilled, [[1], [2], [3], [4], [5], [6]]);
-      const secrets = await storage.db
-        .selectFrom('registry_secrets')
-        .select('name')
-        .where('name', 'like', 'secret-%')
-        .orderBy('name')
-        .execute();
-      assert.deepEqual(
-        secrets.map((row) => row.name),
-        ['secret-1', 'secret-2', 'secret-4', 'secret-5', 'secret-6'],
-        'unit 3 left nothing behind',
-      );
+      const secrets = await storage.db.selectFrom('registry_secrets').select('name').where('name', 'like', 'secret-%').orderBy('name').execute();
+      assert.deepEqual(secrets.map((row) => row.name), ['secret-1', 'secret-2', 'secret-4', 'secret-5', 'secret-6'], 'unit 3 left nothing behind');
       assert.equal(await ledgerTreeSize(storage.db), 6);
       // PostgreSQL starts the first unit at once, and the others queue behind it; SQLite waits one turn
       // of the event loop first (write-unit.ts), so all seven arrived in time to share one commit.
@@ -90,30 +64,17 @@ for (const backend of BACKENDS) {
       const at = new Date().toISOString();
       await assert.rejects(
         runWrite(storage, async (unit) => {
-          await unit.tx
-            .insertInto('registry_secrets')
-            .values({ name: 'alone', value: 'v', created_at: at })
-            .execute();
+          await unit.tx.insertInto('registry_secrets').values({ name: 'alone', value: 'v', created_at: at }).execute();
           unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} });
           throw new Error('no');
         }),
         /no/,
       );
-      assert.equal(
-        (await storage.db.selectFrom('registry_secrets').select('name').where('name', '=', 'alone').execute())
-          .length,
-        0,
-      );
-      const { events } = await runWrite(storage, async (unit) =>
-        unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }),
-      );
-      assert.deepEqual(
-        events.map((event) => event.seq),
-        [1],
-      );
+      assert.equal((await storage.db.selectFrom('registry_secrets').select('name').where('name', '=', 'alone').execute()).length, 0);
+      const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }));
+      assert.deepEqual(events.map((event) => event.seq), [1]);
     });
   });
-
   if (backend === 'sqlite') {
     describe('durability without blocking the event loop [sqlite]', () => {
       test('units commit without their own sync; the WAL is synced before any caller is answered, and the connection is back to FULL', async (t) => {

@@ -60,19 +60,14 @@ export function observeCommits(storage: Storage, observer: CommitObserver): () =
   return () => set.delete(observer);
 }
 
-export async function runWrite<T>(
-  storage: Storage,
-  work: (unit: WriteUnit) => Promise<T>,
-): Promise<{ result: T; events: StoredEvent[] }> {
+export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => Promise<T>): Promise<{ result: T; events: StoredEvent[] }> {
   let queue = queues.get(storage);
   if (!queue) {
     queue = { waiting: [], running: false };
     queues.set(storage, queue);
   }
   const joined = queue;
-  const outcome = new Promise<{ result: unknown; events: StoredEvent[] }>((resolve, reject) =>
-    joined.waiting.push({ work, resolve, reject }),
-  );
+  const outcome = new Promise<{ result: unknown; events: StoredEvent[] }>((resolve, reject) => joined.waiting.push({ work, resolve, reject }));
   if (!joined.running) {
     joined.running = true;
     // On SQLite a transaction never waits on I/O (node:sqlite is synchronous), so no request could
@@ -88,8 +83,7 @@ export async function runWrite<T>(
 /** Runs the waiting units, a transaction at a time, until none wait. */
 async function drain(storage: Storage, queue: Queue): Promise<void> {
   try {
-    while (queue.waiting.length > 0)
-      await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
+    while (queue.waiting.length > 0) await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
   } finally {
     queue.running = false;
   }
@@ -109,11 +103,7 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
         try {
           const pending: NewEvent[] = [];
           const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
-          const result = await job.work({
-            tx,
-            emit: (event) => pending.push(event),
-            afterEvents: (step) => afterSteps.push(step),
-          });
+          const result = await job.work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
           const events = await insertEvents(tx, lastSeq, pending);
           for (const step of afterSteps) await step(events);
           if (!alone) await sql`release savepoint write_unit`.execute(tx);
@@ -162,11 +152,7 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
  * the units' callers are answered only after it. If the sync fails, the units fail with its error
  * (their work may or may not survive a crash, as with a failed COMMIT).
  */
-async function commitThenFlush(
-  storage: Storage,
-  flushWal: () => Promise<void>,
-  transact: (db: Kysely<Database>) => Promise<void>,
-): Promise<void> {
+async function commitThenFlush(storage: Storage, flushWal: () => Promise<void>, transact: (db: Kysely<Database>) => Promise<void>): Promise<void> {
   await storage.db.connection().execute(async (connection) => {
     await sql`PRAGMA synchronous = NORMAL`.execute(connection);
     try {

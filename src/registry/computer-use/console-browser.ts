@@ -27,8 +27,8 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
   function browser(headless: boolean): Promise<Browser> {
     const running = launching.get(headless);
     if (running) return running;
-    // playwright-core is loaded on the first run, not when the registry starts: it is a large module
-    // every registry would otherwise load, use computer use or not.
+    // playwright-core is loaded on the first run, not when the registry starts: a large module every
+    // registry would otherwise load, whether it uses computer use or not.
     const launch = import('playwright-core')
       .then(({ chromium }) =>
         chromium.launch({
@@ -36,15 +36,7 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
           headless,
           // Root in a container has no user namespace for Chromium's sandbox; the page is confined by
           // the origin filter below, not by the sandbox.
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
+          args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
         }),
       )
       .catch((error: unknown) => {
@@ -71,9 +63,7 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
       persona?: string | undefined;
       headless?: boolean | undefined;
     }): Promise<ConsoleSession> {
-      const context: BrowserContext = await (
-        await browser(session.headless ?? true)
-      ).newContext({ viewport: VIEWPORT, timezoneId: 'UTC', serviceWorkers: 'block' });
+      const context: BrowserContext = await (await browser(session.headless ?? true)).newContext({ viewport: VIEWPORT, timezoneId: 'UTC', serviceWorkers: 'block' });
       const blocked: string[] = [];
       await context.route('**/*', async (route) => {
         const request = route.request();
@@ -83,9 +73,7 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
           return route.abort('blockedbyclient');
         }
         if (session.persona === undefined) return route.continue();
-        return route.continue({
-          headers: { ...(await request.allHeaders()), [CONSOLE_PERSONA_HEADER]: session.persona },
-        });
+        return route.continue({ headers: { ...(await request.allHeaders()), [CONSOLE_PERSONA_HEADER]: session.persona } });
       });
       try {
         const page = await context.newPage();
@@ -126,12 +114,9 @@ async function signIn(page: Page, origin: string, credential: string): Promise<v
   // The console answers 303 to the next page when it admits the credential, and the form again (401,
   // 403) when it does not: the answer to the post says which at once.
   const [answer] = await Promise.all([
-    page.waitForResponse(
-      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/sign-in',
-    ),
+    page.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/sign-in'),
     page.locator('form[action="/sign-in"] button[type="submit"]').click(),
   ]);
-  if (answer.status() !== 303)
-    throw new SignInRefused(`the console refused the credential at sign-in (${answer.status()})`);
+  if (answer.status() !== 303) throw new SignInRefused(`the console refused the credential at sign-in (${answer.status()})`);
   await page.waitForURL((url) => url.pathname !== '/sign-in');
 }

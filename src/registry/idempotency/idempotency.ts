@@ -49,12 +49,7 @@ export function idempotencyScopeKey(credentialId: string, method: string, path: 
  * A response to send and keep. `replayBody`, when given, is what is kept instead of `body`: a secret
  * in the first answer (a raw API key) is shown once and never stored, not even for a replay.
  */
-export type StoredResponse = {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  replayBody?: unknown;
-};
+export type StoredResponse = { status: number; headers: Record<string, string>; body: unknown; replayBody?: unknown };
 export type IdempotentOutcome = StoredResponse & { replayed: boolean };
 
 /**
@@ -126,8 +121,7 @@ async function claim(
     // Most keys are new: the claim is tried first, so they cost one statement, and the stored record
     // is read only when the key was there already. A claim only guards a request in flight: losing
     // it in a crash loses nothing acknowledged.
-    if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh })))
-      return undefined;
+    if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh }))) return undefined;
     const existing = await findIdempotencyRecord(deps.storage.db, scopeKey);
     if (!existing) continue; // released between our insert and read: try again
     const nowIso = now.toISOString();
@@ -138,10 +132,7 @@ async function claim(
       continue;
     }
     if (existing.request_hash !== requestHash) {
-      throw new WardError(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This X-Idempotency-Key was used with a different request.',
-      );
+      throw new WardError('IDEMPOTENCY_KEY_REUSED', 'This X-Idempotency-Key was used with a different request.');
     }
     if (existing.state === 'in_progress') {
       throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, 1000);

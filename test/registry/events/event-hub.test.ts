@@ -27,28 +27,15 @@ for (const backend of BACKENDS) {
     test('starts at the stored position and knows a local commit before the writer is answered', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      await runWrite(storage, async (unit) =>
-        unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }),
-      );
-      const hub = await openEventHub(storage, {
-        postgres: pgTarget(storage.env),
-        onError: (error) => assert.fail(String(error)),
-        refreshMs: 60_000,
-      });
+      await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
+      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
       assert.equal(hub.committedSeq(), 1);
       const { events } = await runWrite(storage, async (unit) => {
         unit.emit({ type: 'api_key.created', subject: 'k2', occurred_at: at, data: {} });
         unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} });
       });
-      assert.deepEqual(
-        events.map((e) => e.seq),
-        [2, 3],
-      );
-      assert.equal(
-        hub.committedSeq(),
-        3,
-        'known when runWrite resolves, with no re-read (refresh is a minute)',
-      );
+      assert.deepEqual(events.map((e) => e.seq), [2, 3]);
+      assert.equal(hub.committedSeq(), 3, 'known when runWrite resolves, with no re-read (refresh is a minute)');
       // A rolled-back unit moves nothing.
       await assert.rejects(
         runWrite(storage, async (unit) => {
@@ -89,11 +76,7 @@ for (const backend of BACKENDS) {
     test('a change that signals nothing is seen at the next re-read', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      const hub = await openEventHub(storage, {
-        postgres: pgTarget(storage.env),
-        onError: (error) => assert.fail(String(error)),
-        refreshMs: 50,
-      });
+      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 50 });
       assert.equal(hub.committedSeq(), 0);
       // Another process's write: the row moves, no signal in this process, no notification.
       await storage.db.updateTable('event_sequence').set({ last_seq: 41 }).where('id', '=', 1).execute();
@@ -105,22 +88,11 @@ for (const backend of BACKENDS) {
       test('a commit by another instance on the same schema is known from its notification', async (t) => {
         const storage = await openTestStorage(t, backend);
         await migrateToLatest(storage);
-        const hub = await openEventHub(storage, {
-          postgres: pgTarget(storage.env),
-          onError: (error) => assert.fail(String(error)),
-          refreshMs: 60_000,
-        });
-        // The other instance: its own pool on the same schema, so its in-process signal never reaches this hub.
-        const other = await openStorage({
-          backend: 'postgres',
-          url: storage.env.DATABASE_URL as string,
-          schema: storage.env.DATABASE_SCHEMA as string,
-          poolSize: 2,
-        });
+        const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
+          // The other instance: its own pool on the same schema, so its in-process signal never reaches this hub.
+        const other = await openStorage({ backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string, poolSize: 2 });
         t.after(() => other.close());
-        await runWrite(other, async (unit) =>
-          unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }),
-        );
+        await runWrite(other, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
         await until(() => hub.committedSeq() === 1, 'the notification');
         await hub.close();
       });

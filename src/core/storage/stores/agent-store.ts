@@ -62,11 +62,7 @@ export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly st
 async function writeSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
   if (skills.length === 0) return;
   const rank = rankOf(agent);
-  await insertRows(
-    tx,
-    'agent_skills',
-    [...new Set(skills)].map((skill) => ({ skill, agent_id: agent.id, ...rank })),
-  );
+  await insertRows(tx, 'agent_skills', [...new Set(skills)].map((skill) => ({ skill, agent_id: agent.id, ...rank })));
 }
 
 export async function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
@@ -108,15 +104,8 @@ export async function hasNameConflict(
     if (exceptId) query = query.where('id', '!=', exceptId);
     return query.limit(1);
   };
-  const parameters = exceptId
-    ? [orgId, displayName, 'revoked', exceptId, 1]
-    : [orgId, displayName, 'revoked', 1];
-  const { rows } = await runCompiled(
-    db,
-    exceptId ? 'agent name conflict, except one' : 'agent name conflict',
-    parameters,
-    build,
-  );
+  const parameters = exceptId ? [orgId, displayName, 'revoked', exceptId, 1] : [orgId, displayName, 'revoked', 1];
+  const { rows } = await runCompiled(db, exceptId ? 'agent name conflict, except one' : 'agent name conflict', parameters, build);
   return rows.length > 0;
 }
 
@@ -124,19 +113,10 @@ export async function hasNameConflict(
  * Filters of the agent list. `nameContains` matches the display name in any (ASCII) case; `id` one
  * agent; together they are alternatives (a search box takes either).
  */
-export type AgentFilter = {
-  jurisdiction?: string;
-  status?: string;
-  orgId?: string;
-  nameContains?: string;
-  id?: string;
-};
+export type AgentFilter = { jurisdiction?: string; status?: string; orgId?: string; nameContains?: string; id?: string };
 
 // Every list query narrows by the same filter, whether it reads a page or counts.
-function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(
-  query: Q,
-  filter: AgentFilter,
-): Q {
+function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(query: Q, filter: AgentFilter): Q {
   let narrowed = query;
   if (filter.jurisdiction) narrowed = narrowed.where('jurisdiction', '=', filter.jurisdiction) as Q;
   if (filter.status) narrowed = narrowed.where('status', '=', filter.status) as Q;
@@ -145,9 +125,7 @@ function filtered<Q extends SelectQueryBuilder<Database, 'agents', object>>(
     const pattern = `%${(filter.nameContains ?? '').toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     narrowed = narrowed.where((eb) =>
       eb.or([
-        ...(filter.nameContains !== undefined
-          ? [sql<boolean>`lower(display_name) like ${pattern} escape '\\'`]
-          : []),
+        ...(filter.nameContains !== undefined ? [sql<boolean>`lower(display_name) like ${pattern} escape '\\'`] : []),
         ...(filter.id !== undefined ? [eb('id', '=', filter.id)] : []),
       ]),
     ) as Q;
@@ -168,10 +146,7 @@ export async function listAgentPage(
 }
 
 export async function countAgents(db: Db, filter: AgentFilter): Promise<number> {
-  const query = filtered(
-    db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('count')),
-    filter,
-  );
+  const query = filtered(db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('count')), filter);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.count);
 }
@@ -207,18 +182,8 @@ export async function listDiscoverableBySkill(
     : mergeRanked(
         filter.preferredJurisdiction,
         ...(await Promise.all([
-          rankedSkillRows(
-            db,
-            filter,
-            { jurisdiction: filter.preferredJurisdiction },
-            { offset: 0, limit: page.offset + page.limit },
-          ),
-          rankedSkillRows(
-            db,
-            filter,
-            { notJurisdiction: filter.preferredJurisdiction },
-            { offset: 0, limit: page.offset + page.limit },
-          ),
+          rankedSkillRows(db, filter, { jurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
+          rankedSkillRows(db, filter, { notJurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
         ])),
       ).slice(page.offset, page.offset + page.limit);
   if (ranked.length === 0) return [];
@@ -228,14 +193,7 @@ export async function listDiscoverableBySkill(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-type RankedSkillRow = {
-  agent_id: string;
-  jurisdiction: string;
-  trust_level: number;
-  health_rank: number;
-  best_priority: number;
-  created_at: string;
-};
+type RankedSkillRow = { agent_id: string; jurisdiction: string; trust_level: number; health_rank: number; best_priority: number; created_at: string };
 
 async function rankedSkillRows(
   db: Db,
@@ -249,15 +207,10 @@ async function rankedSkillRows(
     .where('skill', '=', filter.skill)
     // A literal, so both planners see the partial indexes' condition.
     .where(sql<boolean>`discoverable = 1`);
-  query =
-    'jurisdiction' in where
-      ? query.where('jurisdiction', '=', where.jurisdiction)
-      : query.where('jurisdiction', '!=', where.notJurisdiction);
+  query = 'jurisdiction' in where ? query.where('jurisdiction', '=', where.jurisdiction) : query.where('jurisdiction', '!=', where.notJurisdiction);
   if (filter.tokenBinding) query = query.where('token_binding', '=', filter.tokenBinding);
-  for (const feature of filter.features ?? [])
-    query = query.where(sql<boolean>`features like ${tokenPattern(feature)} escape '\\'`);
-  if (filter.protocol)
-    query = query.where(sql<boolean>`protocols like ${tokenPattern(filter.protocol)} escape '\\'`);
+  for (const feature of filter.features ?? []) query = query.where(sql<boolean>`features like ${tokenPattern(feature)} escape '\\'`);
+  if (filter.protocol) query = query.where(sql<boolean>`protocols like ${tokenPattern(filter.protocol)} escape '\\'`);
   const rows = await query
     .orderBy('trust_level', 'desc')
     .orderBy('health_rank', 'desc')
@@ -267,12 +220,7 @@ async function rankedSkillRows(
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  return rows.map((row) => ({
-    ...row,
-    trust_level: Number(row.trust_level),
-    health_rank: Number(row.health_rank),
-    best_priority: Number(row.best_priority),
-  }));
+  return rows.map((row) => ({ ...row, trust_level: Number(row.trust_level), health_rank: Number(row.health_rank), best_priority: Number(row.best_priority) }));
 }
 
 /** Two ranked lists (the preferred jurisdiction's and the rest) as one, in ranking order. */
@@ -293,11 +241,7 @@ function mergeRanked(preferred: string, home: RankedSkillRow[], others: RankedSk
   let h = 0;
   let o = 0;
   while (h < home.length || o < others.length) {
-    const next =
-      o >= others.length ||
-      (h < home.length && before(home[h] as RankedSkillRow, others[o] as RankedSkillRow))
-        ? home[h++]
-        : others[o++];
+    const next = o >= others.length || (h < home.length && before(home[h] as RankedSkillRow, others[o] as RankedSkillRow)) ? home[h++] : others[o++];
     merged.push(next as RankedSkillRow);
   }
   return merged;
@@ -306,18 +250,11 @@ function mergeRanked(preferred: string, home: RankedSkillRow[], others: RankedSk
 /** Sets the health rank of an agent without touching its version (health is not owner data). */
 export async function setHealthRank(tx: Db, agentId: string, healthRank: number): Promise<void> {
   await tx.updateTable('agents').set({ health_rank: healthRank }).where('id', '=', agentId).execute();
-  await tx
-    .updateTable('agent_skills')
-    .set({ health_rank: healthRank })
-    .where('agent_id', '=', agentId)
-    .execute();
+  await tx.updateTable('agent_skills').set({ health_rank: healthRank }).where('agent_id', '=', agentId).execute();
 }
 
 /** Every active agent with at least one endpoint to probe, in id order, a page at a time. */
-export async function listActiveAgentPage(
-  db: Db,
-  page: { afterId?: string; limit: number },
-): Promise<AgentRow[]> {
+export async function listActiveAgentPage(db: Db, page: { afterId?: string; limit: number }): Promise<AgentRow[]> {
   let query = db.selectFrom('agents').selectAll().where('status', '=', 'active');
   if (page.afterId) query = query.where('id', '>', page.afterId);
   const rows = await query.orderBy('id', 'asc').limit(page.limit).execute();
@@ -336,11 +273,7 @@ export async function countOrgAgents(db: Db, orgId: string): Promise<number> {
 }
 
 /** The non-revoked agent of an organisation with a display name, if any (names are unique per org). */
-export async function findLiveAgentByOrgName(
-  db: Db,
-  orgId: string,
-  displayName: string,
-): Promise<AgentRow | undefined> {
+export async function findLiveAgentByOrgName(db: Db, orgId: string, displayName: string): Promise<AgentRow | undefined> {
   const row = await db
     .selectFrom('agents')
     .selectAll()
@@ -352,10 +285,7 @@ export async function findLiveAgentByOrgName(
 }
 
 /** Agents per status, and per trust-validation state: the dashboard's counts. */
-export async function countAgentsBy(
-  db: Db,
-  column: 'status' | 'trust_state',
-): Promise<Record<string, number>> {
+export async function countAgentsBy(db: Db, column: 'status' | 'trust_state'): Promise<Record<string, number>> {
   const rows = await db
     .selectFrom('agents')
     .select([column, (eb) => eb.fn.countAll<number | string>().as('count')])

@@ -22,13 +22,7 @@ export async function insertEvents(
   await insertRows(
     tx,
     'events',
-    stored.map((e) => ({
-      seq: e.seq,
-      type: e.type,
-      occurred_at: e.occurred_at,
-      subject: e.subject,
-      data: JSON.stringify(e.data),
-    })),
+    stored.map((e) => ({ seq: e.seq, type: e.type, occurred_at: e.occurred_at, subject: e.subject, data: JSON.stringify(e.data) })),
   );
   return stored;
 }

@@ -15,35 +15,22 @@ export type IdempotencyRecord = {
   expires_at: string;
 };
 
-export async function findIdempotencyRecord(
-  db: Db,
-  scopeKey: string,
-): Promise<IdempotencyRecord | undefined> {
-  const { rows } = await runCompiled(db, 'idempotency record', [scopeKey], () =>
-    db.selectFrom('idempotency_keys').selectAll().where('scope_key', '=', scopeKey),
-  );
+export async function findIdempotencyRecord(db: Db, scopeKey: string): Promise<IdempotencyRecord | undefined> {
+  const { rows } = await runCompiled(db, 'idempotency record', [scopeKey], () => db.selectFrom('idempotency_keys').selectAll().where('scope_key', '=', scopeKey));
   const row = rows[0];
   if (!row) return undefined;
   return {
     ...row,
     state: row.state as IdempotencyRecord['state'],
     status_code: row.status_code === null ? null : Number(row.status_code),
-    response_headers: row.response_headers
-      ? (JSON.parse(row.response_headers) as Record<string, string>)
-      : null,
+    response_headers: row.response_headers ? (JSON.parse(row.response_headers) as Record<string, string>) : null,
   };
 }
 
 /** Inserts an in-progress claim; false when another request holds the key already. */
 export async function insertClaim(
   db: Db,
-  claim: {
-    scope_key: string;
-    request_hash: string;
-    locked_until: string;
-    expires_at: string;
-    created_at: string;
-  },
+  claim: { scope_key: string; request_hash: string; locked_until: string; expires_at: string; created_at: string },
 ): Promise<boolean> {
   // Members in a fixed order: it is the order of the parameters below.
   const values = {
@@ -90,20 +77,11 @@ export async function completeClaim(
   response: { status_code: number; headers: Record<string, string>; body: string },
 ): Promise<void> {
   const headers = JSON.stringify(response.headers);
-  await runCompiled(
-    tx,
-    'idempotency completion',
-    ['completed', response.status_code, headers, response.body, scopeKey],
-    () =>
-      tx
-        .updateTable('idempotency_keys')
-        .set({
-          state: 'completed',
-          status_code: response.status_code,
-          response_headers: headers,
-          response_body: response.body,
-        })
-        .where('scope_key', '=', scopeKey),
+  await runCompiled(tx, 'idempotency completion', ['completed', response.status_code, headers, response.body, scopeKey], () =>
+    tx
+      .updateTable('idempotency_keys')
+      .set({ state: 'completed', status_code: response.status_code, response_headers: headers, response_body: response.body })
+      .where('scope_key', '=', scopeKey),
   );
 }
 
