@@ -10,10 +10,7 @@ import { latestSequence } from '../../core/storage/stores/event-store.ts';
  * readers take the events from the events table.
  */
 export type EventHub = {
-  /**
-   * Calls `wake` after every commit of events until the returned function is called: soon after,
-   * not within the commit's own turn of the event loop.
-   */
+  /** Calls `wake` after every commit of events until the returned function is called. */
   subscribe(wake: () => void): () => void;
   /**
    * The newest committed sequence number this instance knows of, without a query: the discovery
@@ -33,9 +30,6 @@ export type EventHubOptions = {
   refreshMs?: number;
 };
 
-/** Streams woken per turn of the event loop (docs/performance.md, "Registry: event fan-out"). */
-const WAKE_SLICE = 100;
-
 export async function openEventHub(storage: Storage, options: EventHubOptions): Promise<EventHub> {
   const subscribers = new Set<() => void>();
   let committed = await latestSequence(storage.db);
@@ -49,32 +43,8 @@ export async function openEventHub(storage: Storage, options: EventHubOptions): 
       if (!closed) options.onError(error);
     });
   };
-  // Waking a thousand streams makes each write its frame, several milliseconds on the one thread.
-  // They are woken after the commit's writers have been answered (on a later turn of the event
-  // loop) and a slice at a time, so a writer's next request is read between slices instead of
-  // waiting behind the whole fan-out. A commit during a round asks for one more round after it.
-  let waking = false;
-  let again = false;
   const wakeAll = () => {
-    if (waking) {
-      again = true;
-      return;
-    }
-    waking = true;
-    setImmediate(wakeSlice, [...subscribers], 0);
-  };
-  const wakeSlice = (round: (() => void)[], from: number) => {
-    const to = Math.min(from + WAKE_SLICE, round.length);
-    for (let index = from; index < to; index += 1) {
-      const wake = round[index] as () => void;
-      if (subscribers.has(wake)) wake();
-    }
-    if (to < round.length) return void setImmediate(wakeSlice, round, to);
-    waking = false;
-    if (again && !closed) {
-      again = false;
-      wakeAll();
-    }
+    for (const wake of subscribers) wake();
   };
   const stopLocal = onEventsCommitted(storage, (lastSeq) => {
     advance(lastSeq);
