@@ -106,7 +106,9 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
           const result = await job.work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
           const events = await insertEvents(tx, lastSeq, pending);
           for (const step of afterSteps) await step(events);
-          if (!alone) await sql`release savepoint write_unit`.execute(tx);
+          // Not released: each unit's savepoint is a new one of the same name, which the next unit's
+          // ROLLBACK TO would never reach, and COMMIT releases them all. On PostgreSQL that is a round
+          // trip fewer per unit inside the batch's lock.
           lastSeq += events.length;
           committed.push(...events);
           outcomes.push({ ok: true, result, events });
@@ -114,7 +116,6 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
           // Alone, the whole transaction rolls back, as a unit always did; together, only this unit.
           if (alone) throw error;
           await sql`rollback to savepoint write_unit`.execute(tx);
-          await sql`release savepoint write_unit`.execute(tx);
           outcomes.push({ ok: false, error });
         }
       }
