@@ -13,7 +13,7 @@
  * never bind a value to the wrong column. The `shape` names everything that changes the SQL text
  * (the number of rows of a multi-row insert, which optional clauses are present).
  */
-import { CompiledQuery, type Compilable, type DialectAdapter, type Kysely, type QueryResult } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable, type DialectAdapter, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.ts';
 
 const texts = new WeakMap<DialectAdapter, Map<string, string>>();
@@ -47,27 +47,36 @@ function sameParameters(built: readonly unknown[], given: readonly unknown[]): b
  * A (multi-row) insert through {@link runCompiled}. Rows must have the same members in the same
  * order, none `undefined` (Kysely writes DEFAULT for those); other rows are inserted as built.
  */
-export async function insertRows<T extends keyof Database & string>(
-  db: Kysely<Database>,
-  table: T,
-  rows: readonly Record<string, unknown>[],
-): Promise<void> {
+export async function insertRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
   const build = () => db.insertInto(table).values(rows as never);
-  const first = rows[0];
-  if (!first) return;
-  const columns = Object.keys(first);
+  const bound = rowParameters(rows);
+  if (!bound) return void (await build().execute());
+  await runCompiled(db, `insert ${table} (${bound.shape})`, bound.parameters, build);
+}
+
+/**
+ * The parameters of `rows` in the order an insert binds them, and the shape they give its SQL; none
+ * when the rows differ in members or hold `undefined`.
+ */
+export function rowParameters(rows: readonly Record<string, unknown>[]): { shape: string; parameters: unknown[] } | undefined {
+  const columns = Object.keys(rows[0] ?? {});
   const parameters: unknown[] = [];
   for (const row of rows) {
     const keys = Object.keys(row);
-    if (keys.length !== columns.length || keys.some((key, index) => key !== columns[index]))
-      return void (await build().execute());
+    if (keys.length !== columns.length || keys.some((key, index) => key !== columns[index])) return undefined;
     for (const column of columns) {
       const value = row[column];
-      if (value === undefined) return void (await build().execute());
+      if (value === undefined) return undefined;
       parameters.push(value);
     }
   }
-  await runCompiled(db, `insert ${table} (${columns.join(',')}) × ${rows.length}`, parameters, build);
+  return { shape: `${columns.join(',')} × ${rows.length}`, parameters };
+}
+
+/** Whether `db` speaks PostgreSQL (which can run an INSERT inside WITH; SQLite cannot). */
+export function isPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** The shapes whose SQL text is kept for `db`'s dialect (for tests). */
