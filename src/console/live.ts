@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
+import { formatSseEvent } from '../core/http/server-sent-events.ts';
 import { sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
 import { credentialRefused, signInAgain } from './pages/page-kit.ts';
 
@@ -36,7 +37,7 @@ export function registerLive(app: FastifyInstance): void {
     // own "open" also fires for a `ward-end` answer).
     const body = Readable.from(
       (async function* () {
-        yield 'event: ward-open\ndata: {}\n\n';
+        yield formatSseEvent({ event: 'ward-open', data: '{}' });
         yield* upstream;
       })(),
     );

@@ -6,6 +6,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { AnswerEnvelope } from '../../client/registry-answer.ts';
+import { formatSseEvent } from '../../core/http/server-sent-events.ts';
 
 const MAX_STREAMS_PER_SESSION = 4;
 const streams = new Map<string, Set<() => void>>();
@@ -46,5 +47,5 @@ export function sendStreamEnd(reply: FastifyReply, status: number, envelope: Ans
     .code(200)
     .header('content-type', 'text/event-stream; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(`retry: 600000\nevent: ward-end\ndata: ${JSON.stringify({ status, ...envelope })}\n\n`);
+    .send(formatSseEvent({ retry: 600_000, event: 'ward-end', data: JSON.stringify({ status, ...envelope }) }));
 }

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
+import { formatSseComment, formatSseEvent } from '../../core/http/server-sent-events.ts';
 import type { StoredEvent } from '../../core/storage/stores/event-store.ts';
-import { commentFrame, droppedFrame, eventFrame, retryFrame, type StreamEndReason } from './sse-format.ts';
+import { droppedFrame, eventFrame, type StreamEndReason } from './sse-format.ts';
 
 /** Tunables of one client's stream; the defaults are what production uses. */
 export type EventStreamOptions = {
@@ -75,7 +76,7 @@ export function startEventStream(deps: EventStreamDeps): EventStream {
   };
   const unsubscribe = deps.subscribe(wake);
   const ping = setInterval(() => {
-    if (!ended) sink.write(commentFrame('ping'));
+    if (!ended) sink.write(formatSseComment('ping'));
     wake();
   }, options.pingIntervalMs);
   const onClose = () => close('client_closed');
@@ -124,8 +125,8 @@ export function startEventStream(deps: EventStreamDeps): EventStream {
   }
 
   async function deliver(): Promise<void> {
-    sink.write(retryFrame(options.retryMs));
-    sink.write(commentFrame(`events after seq ${position}`));
+    sink.write(formatSseEvent({ retry: options.retryMs }));
+    sink.write(formatSseComment(`events after seq ${position}`));
     while (!ended) {
       woken = false;
       const page = await deps.readAfter(position, options.pageSize);

@@ -1,8 +1,9 @@
+import { formatSseEvent } from '../../core/http/server-sent-events.ts';
 import type { StoredEvent } from '../../core/storage/stores/event-store.ts';
 
 /**
- * Server-sent event frames (WHATWG HTML §9.2, contract §6). Every value written here is a single
- * line: JSON never contains a raw newline, sequence numbers and event types cannot.
+ * The change stream's frames (contract §6), written with the one SSE encoder
+ * (core/http/server-sent-events.ts).
  */
 
 /** Frames already encoded, per event object: streams sharing recent events (recent-events.ts) encode each once. */
@@ -13,20 +14,10 @@ export function eventFrame(event: StoredEvent): string {
   let frame = encoded.get(event);
   if (frame === undefined) {
     const body = { seq: event.seq, type: event.type, occurred_at: event.occurred_at, subject: event.subject, data: event.data };
-    frame = `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(body)}\n\n`;
+    frame = formatSseEvent({ id: event.seq, event: event.type, data: JSON.stringify(body) });
     encoded.set(event, frame);
   }
   return frame;
-}
-
-/** A comment line, which clients ignore: keeps proxies from timing the connection out. */
-export function commentFrame(text: string): string {
-  return `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;
-}
-
-/** The reconnection delay the client should use after losing the connection. */
-export function retryFrame(milliseconds: number): string {
-  return `retry: ${Math.max(0, Math.floor(milliseconds))}\n\n`;
 }
 
 /** Why the registry ended a stream itself (docs/api.md, "Event stream"). */
@@ -39,5 +30,5 @@ export type StreamEndReason = 'slow_consumer' | 'cursor_expired' | 'shutting_dow
  * sent before this frame), for clients that reconnect by hand with `cursor=`.
  */
 export function droppedFrame(reason: StreamEndReason, cursor: number): string {
-  return `event: stream.dropped\ndata: ${JSON.stringify({ reason, cursor: String(cursor) })}\n\n`;
+  return formatSseEvent({ event: 'stream.dropped', data: JSON.stringify({ reason, cursor: String(cursor) }) });
 }

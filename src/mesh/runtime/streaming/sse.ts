@@ -4,17 +4,11 @@
  * resumes with `Last-Event-ID`; a `: ping` comment keeps idle connections open through proxies.
  */
 import type { ServerResponse } from 'node:http';
+import { formatSseComment, formatSseEvent } from '../../../core/http/server-sent-events.ts';
 import { failure, success, type JsonRpcId, type RpcStreamItem } from '../jsonrpc.ts';
 import type { JsonRpcErrorObject } from '../mesh-errors.ts';
 
 export const SSE_PING_MS = 15_000;
-
-/** One SSE event (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
-export function formatSseEvent(event: { readonly id?: number | string; readonly data: string }): string {
-  const lines = event.id === undefined ? [] : [`id: ${event.id}`];
-  for (const line of event.data.split('\n')) lines.push(`data: ${line}`);
-  return `${lines.join('\n')}\n\n`;
-}
 
 export type SseOptions = {
   /** Answers an error thrown mid-stream (sent as a last JSON-RPC error event). */
@@ -38,7 +32,7 @@ export async function writeSseStream(
     ...options.headers,
   });
   raw.flushHeaders();
-  const ping = setInterval(() => raw.write(': ping\n\n'), options.pingMs ?? SSE_PING_MS);
+  const ping = setInterval(() => raw.write(formatSseComment('ping')), options.pingMs ?? SSE_PING_MS);
   ping.unref();
   try {
     for await (const item of items) {

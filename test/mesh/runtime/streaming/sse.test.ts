@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatSseEvent } from '../../../../src/mesh/runtime/streaming/sse.ts';
 import { createEchoAgent } from '../../fixtures/echo-agent.ts';
 import { authHeaders, deferred, eventually, listenAgent, rpc, sseReader, textMessage, type SseEvent } from '../../helpers.ts';
 
@@ -31,11 +30,6 @@ async function readUntil(reader: ReturnType<typeof sseReader>, done: (event: Sse
 const stateOf = (event: SseEvent) => event.data.result.status.state;
 
 describe('SSE streaming', () => {
-  test('an event is id and data lines and a blank line', () => {
-    assert.equal(formatSseEvent({ id: 7, data: '{"a":1}' }), 'id: 7\ndata: {"a":1}\n\n');
-    assert.equal(formatSseEvent({ data: 'x\ny' }), 'data: x\ndata: y\n\n');
-  });
-
   test('tasks/sendSubscribe streams JSON-RPC responses with id: lines, ending with the final event', async (t) => {
     const { url } = await listenAgent(t, createEchoAgent());
     const response = await openStream(url, 'tasks/sendSubscribe', { message: textMessage('hello') });
