@@ -2,8 +2,8 @@
 import { importTrustedJwks, selectJwkKeys } from './jwks.ts';
 import {
   CLOCK_SKEW_SECONDS,
-  TRUST_LIMITS,
   isOversized,
+  sectionElements,
   type JwkObject,
   type TrustBinding,
   type TrustValidationError,
@@ -27,22 +27,8 @@ export async function checkAttestations(
 ): Promise<{ errors: TrustValidationError[]; verifiedCount: number }> {
   const errors: TrustValidationError[] = [];
   let verifiedCount = 0;
-  if (!Array.isArray(attestations)) {
-    errors.push({
-      code: 'ATTESTATION_MALFORMED',
-      pointer: '/trust/attestations',
-      message: 'attestations must be an array.',
-    });
-    return { errors, verifiedCount };
-  }
-  const list: unknown[] = attestations;
-  if (list.length > TRUST_LIMITS.attestations) {
-    errors.push({
-      code: 'ATTESTATION_MALFORMED',
-      pointer: '/trust/attestations',
-      message: `At most ${TRUST_LIMITS.attestations} attestations are accepted; only the first ${TRUST_LIMITS.attestations} were checked.`,
-    });
-  }
+  const list = sectionElements(attestations, 'attestations', 'ATTESTATION_MALFORMED', errors);
+  if (!list) return { errors, verifiedCount };
   // Issuer keys are imported on first use only: the caller may know many issuers, a record cites few.
   const issuerKeys = new Map<string, TrustedKey[]>();
   const keysOf = (iss: string): TrustedKey[] | undefined => {
@@ -55,7 +41,7 @@ export async function checkAttestations(
     }
     return keys;
   };
-  for (const [index, element] of list.slice(0, TRUST_LIMITS.attestations).entries()) {
+  for (const [index, element] of list.entries()) {
     const error = await checkOne(element, keysOf, binding, now);
     if (error === undefined) {
       verifiedCount += 1;

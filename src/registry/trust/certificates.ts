@@ -2,7 +2,7 @@
 // form JWK `x5c` uses, and `now` must fall inside its validity window. Chains are not built here.
 import { Buffer } from 'node:buffer';
 import { X509Certificate, createHash, type KeyObject } from 'node:crypto';
-import { TRUST_LIMITS, isOversized, type TrustValidationError } from './trust-types.ts';
+import { isOversized, sectionElements, type TrustValidationError } from './trust-types.ts';
 
 /** A certificate that parsed; its key is a verification candidate even if the window check failed. */
 export type ParsedCertificate = {
@@ -52,23 +52,9 @@ export function checkCertificates(
   const parsed: ParsedCertificate[] = [];
   let validCount = 0;
   let expiresAt: Date | undefined;
-  if (!Array.isArray(certificates)) {
-    errors.push({
-      code: 'CERT_UNPARSEABLE',
-      pointer: '/trust/certificates',
-      message: 'certificates must be an array.',
-    });
-    return { errors, parsed, validCount };
-  }
-  const list: unknown[] = certificates;
-  if (list.length > TRUST_LIMITS.certificates) {
-    errors.push({
-      code: 'CERT_UNPARSEABLE',
-      pointer: '/trust/certificates',
-      message: `At most ${TRUST_LIMITS.certificates} certificates are accepted; only the first ${TRUST_LIMITS.certificates} were checked.`,
-    });
-  }
-  list.slice(0, TRUST_LIMITS.certificates).forEach((element, index) => {
+  const list = sectionElements(certificates, 'certificates', 'CERT_UNPARSEABLE', errors);
+  if (!list) return { errors, parsed, validCount };
+  list.forEach((element, index) => {
     const pointer = `/trust/certificates/${index}`;
     if (typeof element !== 'string' || isOversized(element)) {
       errors.push({

@@ -3,6 +3,7 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import {
   TRUST_LIMITS,
+  elementsToCheck,
   isJsonObject,
   type AllowedJwsAlg,
   type JwkObject,
@@ -115,15 +116,8 @@ export function checkRecordJwks(jwks: unknown): { errors: TrustValidationError[]
     });
     return { errors, keys };
   }
-  const list: unknown[] = jwks['keys'];
-  if (list.length > TRUST_LIMITS.jwksKeys) {
-    errors.push({
-      code: 'JWKS_INVALID_KEY',
-      pointer: '/trust/jwks/keys',
-      message: `At most ${TRUST_LIMITS.jwksKeys} keys are accepted; only the first ${TRUST_LIMITS.jwksKeys} were checked.`,
-    });
-  }
-  list.slice(0, TRUST_LIMITS.jwksKeys).forEach((jwk, index) => {
+  const bound = { code: 'JWKS_INVALID_KEY', pointer: '/trust/jwks/keys', noun: 'keys', limit: TRUST_LIMITS.jwksKeys } as const;
+  elementsToCheck(jwks['keys'], bound, errors).forEach((jwk, index) => {
     const outcome = importJwk(jwk);
     if ('problem' in outcome) {
       errors.push({ ...outcome.problem, pointer: `/trust/jwks/keys/${index}` });

@@ -11,8 +11,8 @@ import {
   verifyWithAnyKey,
 } from './jws.ts';
 import {
-  TRUST_LIMITS,
   isOversized,
+  sectionElements,
   type AllowedJwsAlg,
   type TrustBinding,
   type TrustValidationError,
@@ -77,23 +77,9 @@ export async function checkSignatures(
 ): Promise<{ errors: TrustValidationError[]; verifiedCount: number }> {
   const errors: TrustValidationError[] = [];
   let verifiedCount = 0;
-  if (!Array.isArray(signatures)) {
-    errors.push({
-      code: 'SIGNATURE_MALFORMED',
-      pointer: '/trust/signatures',
-      message: 'signatures must be an array.',
-    });
-    return { errors, verifiedCount };
-  }
-  const list: unknown[] = signatures;
-  if (list.length > TRUST_LIMITS.signatures) {
-    errors.push({
-      code: 'SIGNATURE_MALFORMED',
-      pointer: '/trust/signatures',
-      message: `At most ${TRUST_LIMITS.signatures} signatures are accepted; only the first ${TRUST_LIMITS.signatures} were checked.`,
-    });
-  }
-  for (const [index, element] of list.slice(0, TRUST_LIMITS.signatures).entries()) {
+  const list = sectionElements(signatures, 'signatures', 'SIGNATURE_MALFORMED', errors);
+  if (!list) return { errors, verifiedCount };
+  for (const [index, element] of list.entries()) {
     const error = await checkOne(element, sources, binding, now);
     if (error === undefined) {
       verifiedCount += 1;

@@ -105,3 +105,36 @@ export function isOversized(value: string): boolean {
     value.length > TRUST_LIMITS.elementBytes || Buffer.byteLength(value, 'utf8') > TRUST_LIMITS.elementBytes
   );
 }
+
+/** How a submitted list is bounded: past `limit` elements, one error (`code` at `pointer`) names the limit. */
+export type ListLimit = { code: TrustValidationErrorCode; pointer: string; noun: string; limit: number };
+
+/** The elements of a submitted list that are checked: its first `limit`; any more are reported in `errors`. */
+export function elementsToCheck(list: unknown[], bound: ListLimit, errors: TrustValidationError[]): unknown[] {
+  if (list.length > bound.limit) {
+    errors.push({
+      code: bound.code,
+      pointer: bound.pointer,
+      message: `At most ${bound.limit} ${bound.noun} are accepted; only the first ${bound.limit} were checked.`,
+    });
+  }
+  return list.slice(0, bound.limit);
+}
+
+/**
+ * The elements of `trust.<section>` to check (at most its {@link TRUST_LIMITS} entry), or undefined when
+ * the section is not an array. Either problem is reported in `errors` with the section's `code`.
+ */
+export function sectionElements(
+  value: unknown,
+  section: 'certificates' | 'signatures' | 'attestations',
+  code: TrustValidationErrorCode,
+  errors: TrustValidationError[],
+): unknown[] | undefined {
+  const pointer = `/trust/${section}`;
+  if (!Array.isArray(value)) {
+    errors.push({ code, pointer, message: `${section} must be an array.` });
+    return undefined;
+  }
+  return elementsToCheck(value, { code, pointer, noun: section, limit: TRUST_LIMITS[section] }, errors);
+}
