@@ -27,15 +27,23 @@ export async function insertEvents(
   return stored;
 }
 
-/** Events after `afterSeq` in sequence order, optionally of some types only. */
-export async function listEvents(
+type EventFilter = { types?: readonly string[]; subject?: string };
+
+/**
+ * Events of the filter's types and subject (any when not given), in sequence order `forward` from
+ * after `from` or `backward` from before it; from either end when `from` is undefined.
+ */
+async function selectEvents(
   db: Kysely<Database>,
-  options: { afterSeq: number; limit: number; types?: readonly string[]; subject?: string },
+  direction: 'forward' | 'backward',
+  from: number | undefined,
+  filter: EventFilter & { limit: number },
 ): Promise<StoredEvent[]> {
-  let query = db.selectFrom('events').selectAll().where('seq', '>', options.afterSeq);
-  if (options.types && options.types.length > 0) query = query.where('type', 'in', options.types);
-  if (options.subject) query = query.where('subject', '=', options.subject);
-  const rows = await query.orderBy('seq', 'asc').limit(options.limit).execute();
+  let query = db.selectFrom('events').selectAll();
+  if (from !== undefined) query = query.where('seq', direction === 'forward' ? '>' : '<', from);
+  if (filter.types && filter.types.length > 0) query = query.where('type', 'in', filter.types);
+  if (filter.subject) query = query.where('subject', '=', filter.subject);
+  const rows = await query.orderBy('seq', direction === 'forward' ? 'asc' : 'desc').limit(filter.limit).execute();
   return rows.map((row) => ({
     seq: Number(row.seq),
     type: row.type,
@@ -45,23 +53,20 @@ export async function listEvents(
   }));
 }
 
-/** Retained events before `beforeSeq` (or the newest), newest first: a history to page back through. */
-export async function listEventsNewestFirst(
+/** Events after `afterSeq` in sequence order, optionally of some types only. */
+export function listEvents(
   db: Kysely<Database>,
-  options: { beforeSeq?: number; limit: number; types?: readonly string[]; subject?: string },
+  options: EventFilter & { afterSeq: number; limit: number },
 ): Promise<StoredEvent[]> {
-  let query = db.selectFrom('events').selectAll();
-  if (options.beforeSeq !== undefined) query = query.where('seq', '<', options.beforeSeq);
-  if (options.types && options.types.length > 0) query = query.where('type', 'in', options.types);
-  if (options.subject) query = query.where('subject', '=', options.subject);
-  const rows = await query.orderBy('seq', 'desc').limit(options.limit).execute();
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    type: row.type,
-    subject: row.subject,
-    occurred_at: row.occurred_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  }));
+  return selectEvents(db, 'forward', options.afterSeq, options);
+}
+
+/** Retained events before `beforeSeq` (or the newest), newest first: a history to page back through. */
+export function listEventsNewestFirst(
+  db: Kysely<Database>,
+  options: EventFilter & { beforeSeq?: number; limit: number },
+): Promise<StoredEvent[]> {
+  return selectEvents(db, 'backward', options.beforeSeq, options);
 }
 
 /** The sequence number of the last committed event (0 before the first), pruned or not. */
