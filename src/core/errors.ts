@@ -1,18 +1,34 @@
+/** How an error travels as a JSON-RPC error object (JSON-RPC 2.0 §5.1): its code and fixed message. */
+export type JsonRpcMapping = { readonly code: number; readonly message: string };
+
 /**
- * The one table of registry error codes. Each code is stable and never reused; its HTTP status and
- * whether a client may retry are defined here once. The docs (docs/errors.md) and the HTTP envelope
- * mapping are kept in step with this table by test/core/errors.test.ts.
+ * The one table of Ward's error codes. Each code is stable and never reused; its meaning, HTTP status
+ * and whether a client may retry are defined here once, and so is its JSON-RPC code where the mesh
+ * answers the same error (`jsonRpc`; the mesh's table, mesh/runtime/mesh-errors.ts, is these entries
+ * plus its own). The mappings: HTTP, {@link errorEnvelope} with `status`; JSON-RPC, `jsonRpc`; MCP,
+ * every code as a tool error (mcp/tool-result.ts). test/core/errors.test.ts keeps this table and
+ * docs/errors.md in step.
  */
 export const ERROR_CODES = {
   // Request shape (contract §2)
-  VALIDATION_ERROR: { status: 422, retryable: false, title: 'The request failed validation.' },
+  VALIDATION_ERROR: {
+    status: 422,
+    retryable: false,
+    title: 'The request failed validation.',
+    jsonRpc: { code: -32602, message: 'Invalid params' },
+  },
   MALFORMED_JSON: { status: 400, retryable: false, title: 'The request body is not valid JSON.' },
   BAD_REQUEST: { status: 400, retryable: false, title: 'The request is malformed.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, title: 'The body must be application/json.' },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, title: 'The body is larger than 1 MiB.' },
   HEADERS_TOO_LARGE: { status: 431, retryable: false, title: 'The request headers are too large.' },
   ROUTE_NOT_FOUND: { status: 404, retryable: false, title: 'No such route.' },
-  PHI_DETECTED: { status: 422, retryable: false, title: 'The request carries protected health information.' },
+  PHI_DETECTED: {
+    status: 422,
+    retryable: false,
+    title: 'The request carries protected health information.',
+    jsonRpc: { code: -32012, message: 'Protected health information blocked' },
+  },
   // Idempotency and concurrency (contract §2)
   IDEMPOTENCY_KEY_REQUIRED: { status: 400, retryable: false, title: 'X-Idempotency-Key is required.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, retryable: false, title: 'The key was used with another body.' },
@@ -41,7 +57,13 @@ export const ERROR_CODES = {
   CURSOR_EXPIRED: { status: 410, retryable: false, title: 'The events after this cursor are no longer retained.' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No ledger entry with this leaf hash.' },
   // Authentication, keys and limits (contract §7)
-  UNAUTHORIZED: { status: 401, retryable: false, title: 'A valid credential is required.' },
+  UNAUTHORIZED: {
+    status: 401,
+    retryable: false,
+    title: 'A valid credential is required.',
+    // The message is the contract's (§10).
+    jsonRpc: { code: -32001, message: 'Authentication Failed' },
+  },
   INSUFFICIENT_SCOPE: { status: 403, retryable: false, title: 'The credential lacks the scope this operation needs.' },
   ORG_MISMATCH: { status: 403, retryable: false, title: "The credential's organisation does not own this resource." },
   ORG_REQUIRED: { status: 403, retryable: false, title: 'The credential names no organisation, so it cannot write agents.' },
@@ -51,11 +73,21 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, retryable: true, title: "The key is over its tier's rate limit." },
   QUOTA_EXCEEDED: { status: 429, retryable: true, title: "The key has used its tier's requests for this UTC day." },
   // Server side
-  INTERNAL_ERROR: { status: 500, retryable: true, title: 'The server failed to complete the request.' },
+  INTERNAL_ERROR: {
+    status: 500,
+    retryable: true,
+    title: 'The server failed to complete the request.',
+    jsonRpc: { code: -32603, message: 'Internal error' },
+  },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true, title: 'The service is not ready.' },
-} as const satisfies Record<string, { status: number; retryable: boolean; title: string }>;
+} as const satisfies Record<string, { status: number; retryable: boolean; title: string; jsonRpc?: JsonRpcMapping }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes that have a JSON-RPC code: the errors the registry and the mesh share. */
+export type JsonRpcMappedCode = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C] extends { jsonRpc: JsonRpcMapping } ? C : never;
+}[ErrorCode];
 
 /** The registry's error envelope body (spec: Error envelope). */
 export type ErrorEnvelope = {

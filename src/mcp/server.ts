@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { RegistryClient } from '../client/registry-client.ts';
+import { toolResult } from './tool-result.ts';
 import { discoverAgentsTool } from './tools/discover-agents.ts';
 import { registerTool } from './tools/register.ts';
 import { routeTool } from './tools/route.ts';
@@ -28,9 +29,9 @@ const INSTRUCTIONS =
  * contract §11). One server serves one connection, so HTTP transports build one per session.
  * - `tools/list` shows each tool's JSON Schema: enums, defaults and bounds as the spec gives them.
  * - A result is one text item holding the registry's JSON as the registry sent it.
- * - A registry error is `isError: true` with the error envelope as the text; so is an argument the
- *   schema refuses (`VALIDATION_ERROR`, nothing sent) and a registry that cannot be reached
- *   (`SERVICE_UNAVAILABLE`, retryable).
+ * - A registry error is `isError: true` with the error envelope as the text ({@link toolResult}, the
+ *   one mapping of error codes to MCP); so is an argument the schema refuses (`VALIDATION_ERROR`,
+ *   nothing sent) and a registry that cannot be reached (`SERVICE_UNAVAILABLE`, retryable).
  * - An unknown tool name is a protocol error (-32602), as the MCP specification asks.
  */
 export function createMcpServer(registry: RegistryClient, tools: readonly WardTool[] = WARD_TOOLS): Server {
@@ -49,9 +50,7 @@ export function createMcpServer(registry: RegistryClient, tools: readonly WardTo
         ErrorCode.InvalidParams,
         `Unknown tool: ${request.params.name}. Tools: ${[...byName.keys()].join(', ')}`,
       );
-    const answer = await tool.invoke(request.params.arguments ?? {}, registry, extra.signal);
-    const content: CallToolResult['content'] = [{ type: 'text', text: answer.text }];
-    return answer.ok ? { content } : { content, isError: true };
+    return toolResult(await tool.invoke(request.params.arguments ?? {}, registry, extra.signal));
   });
 
   return server;

@@ -151,7 +151,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     if (config.GATEWAY_PHI_GUARD) {
       const value = decoded();
       const findings = [...scanHeadersForPhi(request.headers), ...(value === undefined ? [] : scanForPhi(value))];
-      if (findings.length > 0) return answer(reply, 200, errorsFor(value, meshErrorObject('PHI_BLOCKED', undefined, { findings })));
+      if (findings.length > 0) return answer(reply, 200, errorsFor(value, meshErrorObject('PHI_DETECTED', undefined, { findings })));
     }
     let url: string;
     try {

@@ -48,7 +48,7 @@ export type MeshCredentials = { readonly authorization?: string | undefined; rea
 export type MeshAuthenticator = (credentials: MeshCredentials) => Promise<MeshPrincipal>;
 
 function fail(reason: AuthFailureReason, detail?: string): never {
-  throw new MeshRpcError('AUTHENTICATION_FAILED', undefined, detail ? { reason, detail } : { reason });
+  throw new MeshRpcError('UNAUTHORIZED', undefined, detail ? { reason, detail } : { reason });
 }
 
 function reasonForJoseError(error: unknown): AuthFailureReason {

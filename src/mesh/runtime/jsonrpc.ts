@@ -155,7 +155,7 @@ function checkParams(method: RpcMethod<unknown>, params: unknown): unknown {
     .Errors(value)
     .slice(0, 10)
     .map((error) => ({ pointer: error.instancePath || '/', reason: reasonOf(error) }));
-  throw new MeshRpcError('INVALID_PARAMS', undefined, { errors });
+  throw new MeshRpcError('VALIDATION_ERROR', undefined, { errors });
 }
 
 /** The error member answering a thrown value: mesh errors as they are, anything else a bare -32603. */

@@ -76,7 +76,7 @@ export function createAvatarAgent(options: AvatarAgentOptions): MeshAgent {
           const session = sessions.touch(params.session_id, call.principal.sub);
           const phase = phaseOf(session.consultation);
           if (phase === 'completed' || phase === 'escalated') {
-            throw new MeshRpcError('INVALID_PARAMS', `The consultation is ${phase}; end the session or start a new one`, { consultation_phase: phase });
+            throw new MeshRpcError('VALIDATION_ERROR', `The consultation is ${phase}; end the session or start a new one`, { consultation_phase: phase });
           }
           const turn = applyPatientMessage(session.consultation, params.message);
           return { ...status(session), clinician_response: turn.clinician_response, findings: turn.findings, red_flags: [...session.consultation.redFlags] };

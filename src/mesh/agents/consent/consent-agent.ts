@@ -36,7 +36,7 @@ export function createConsentService(store: ConsentStore, clock: Clock) {
       if (params.expires_at !== undefined) {
         const date = new Date(params.expires_at);
         if (Number.isNaN(date.getTime()) || date.toISOString() <= now()) {
-          throw new MeshRpcError('INVALID_PARAMS', 'expires_at must be a date-time in the future', {
+          throw new MeshRpcError('VALIDATION_ERROR', 'expires_at must be a date-time in the future', {
             errors: [{ pointer: '/expires_at', reason: 'must be in the future' }],
           });
         }

@@ -23,7 +23,7 @@ export type BodySignatureFailure =
   | 'bad_body_signature';
 
 function fail(reason: BodySignatureFailure): never {
-  throw new MeshRpcError('AUTHENTICATION_FAILED', undefined, { reason });
+  throw new MeshRpcError('UNAUTHORIZED', undefined, { reason });
 }
 
 const referenceId = (entry: string | VerificationMethod): string => (typeof entry === 'string' ? entry : entry.id);

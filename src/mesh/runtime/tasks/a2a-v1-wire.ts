@@ -61,7 +61,7 @@ export type GetTaskRequestV1 = Static<typeof GetTaskRequestV1>;
 export const TaskIdRequestV1 = Type.Object({ tenant: Tenant, id: Id, metadata: Type.Optional(Metadata) });
 export type TaskIdRequestV1 = Static<typeof TaskIdRequestV1>;
 
-const invalid = (pointer: string, reason: string) => new MeshRpcError('INVALID_PARAMS', undefined, { errors: [{ pointer, reason }] });
+const invalid = (pointer: string, reason: string) => new MeshRpcError('VALIDATION_ERROR', undefined, { errors: [{ pointer, reason }] });
 
 function partFromV1(part: PartV1, pointer: string): Part {
   const meta = part.metadata === undefined ? {} : { metadata: part.metadata };

@@ -86,9 +86,9 @@ export class TaskManager {
     const sender = call.principal.sub;
     const existing = input.task_id === undefined ? undefined : this.#options.store.get(input.task_id);
     if (existing) {
-      if (existing.sender !== sender) throw new MeshRpcError('INVALID_PARAMS', 'task_id is already in use');
+      if (existing.sender !== sender) throw new MeshRpcError('VALIDATION_ERROR', 'task_id is already in use');
       if (existing.status.state !== 'input-required') {
-        throw new MeshRpcError('INVALID_PARAMS', 'The task is not waiting for input.', {
+        throw new MeshRpcError('VALIDATION_ERROR', 'The task is not waiting for input.', {
           reason: 'task_not_awaiting_input',
           state: existing.status.state,
         });

@@ -30,7 +30,7 @@ export type RuntimeCallContext = MeshCallContext & {
 
 function checkSender(params: TaskSendParams, context: RuntimeCallContext): void {
   if (params.sender !== undefined && params.sender !== context.principal.sub) {
-    throw new MeshRpcError('INVALID_PARAMS', 'sender must be the authenticated agent (X-Agent-ID)', {
+    throw new MeshRpcError('VALIDATION_ERROR', 'sender must be the authenticated agent (X-Agent-ID)', {
       errors: [{ pointer: '/sender', reason: 'does not match the token subject' }],
     });
   }

@@ -55,7 +55,7 @@ export type MessageSendParams = Static<typeof MessageSendParams>;
 
 export function taskIdOf(params: TaskRefParams): string {
   const id = params.task_id ?? params.id;
-  if (id === undefined) throw new MeshRpcError('INVALID_PARAMS', 'task_id is required', { errors: [{ pointer: '/task_id', reason: 'required' }] });
+  if (id === undefined) throw new MeshRpcError('VALIDATION_ERROR', 'task_id is required', { errors: [{ pointer: '/task_id', reason: 'required' }] });
   return id;
 }
 

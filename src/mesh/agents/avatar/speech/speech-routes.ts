@@ -99,15 +99,15 @@ export function registerSpeechRoutes(app: FastifyInstance, options: SpeechRouteO
     }
     if (!checkTtsBody.Check(body)) {
       const errors = checkTtsBody.Errors(body).slice(0, 10).map((error) => ({ pointer: error.instancePath || '/', reason: reasonOf(error) }));
-      return refuse(reply, 400, 'INVALID_PARAMS', undefined, { errors });
+      return refuse(reply, 400, 'VALIDATION_ERROR', undefined, { errors });
     }
     const { text, voice = DEFAULT_SPEECH_VOICE } = body;
     if (text.length > MAX_TTS_TEXT_CHARS) {
       const errors = [{ pointer: '/text', reason: `must NOT have more than ${MAX_TTS_TEXT_CHARS} characters` }];
-      return refuse(reply, 413, 'INVALID_PARAMS', 'The text is too long to speak in one request', { errors, max_chars: MAX_TTS_TEXT_CHARS });
+      return refuse(reply, 413, 'VALIDATION_ERROR', 'The text is too long to speak in one request', { errors, max_chars: MAX_TTS_TEXT_CHARS });
     }
     if (speechTokens(text).length === 0) {
-      return refuse(reply, 400, 'INVALID_PARAMS', undefined, { errors: [{ pointer: '/text', reason: 'must contain something to speak' }] });
+      return refuse(reply, 400, 'VALIDATION_ERROR', undefined, { errors: [{ pointer: '/text', reason: 'must contain something to speak' }] });
     }
     if (running >= TTS_CONCURRENCY && waiting.length >= TTS_MAX_WAITING) {
       reply.header('retry-after', '1');
