@@ -277,25 +277,26 @@ export async function listActiveAgentPage(db: Db, page: { afterId?: string; limi
   return rows.map(fromRow);
 }
 
+/** The agents that are not revoked: the ones a tier's limit counts and whose names are taken. */
+function liveAgents(db: Db) {
+  return db.selectFrom('agents').where('status', '!=', 'revoked');
+}
+
 /** Non-revoked agents of an organisation (the tier's agent limit counts these). */
 export async function countOrgAgents(db: Db, orgId: string): Promise<number> {
-  const row = await db
-    .selectFrom('agents')
+  const row = await liveAgents(db)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('org_id', '=', orgId)
-    .where('status', '!=', 'revoked')
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** The non-revoked agent of an organisation with a display name, if any (names are unique per org). */
 export async function findLiveAgentByOrgName(db: Db, orgId: string, displayName: string): Promise<AgentRow | undefined> {
-  const row = await db
-    .selectFrom('agents')
+  const row = await liveAgents(db)
     .selectAll()
     .where('org_id', '=', orgId)
     .where('display_name', '=', displayName)
-    .where('status', '!=', 'revoked')
     .executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
@@ -322,12 +323,10 @@ export async function countActiveEndpoints(db: Db): Promise<number> {
 
 /** Non-revoked agents whose trust evidence lapses before `before`, soonest first. */
 export async function listTrustExpiring(db: Db, before: string, limit: number): Promise<AgentRow[]> {
-  const rows = await db
-    .selectFrom('agents')
+  const rows = await liveAgents(db)
     .selectAll()
     .where('trust_expires_at', 'is not', null)
     .where('trust_expires_at', '<', before)
-    .where('status', '!=', 'revoked')
     .orderBy('trust_expires_at', 'asc')
     .limit(limit)
     .execute();
