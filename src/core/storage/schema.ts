@@ -170,7 +170,10 @@ export type RegistriesTable = {
   revoked_at: string | null;
   revocation_reason: string | null;
   version: number;
-  /** BIGINT: a string from PostgreSQL; the store converts. */
+  /**
+   * When the last entity configuration accepted from the child was issued, ms (0: none yet). BIGINT:
+   * a string from PostgreSQL; the store converts.
+   */
   entity_iat: number;
   created_at: string;
   updated_at: string;

@@ -1,26 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../schema.ts';
+import type { Database, RegistriesTable } from '../schema.ts';
 
 type Db = Kysely<Database>;
 
-/** A child registry as stored; `trust_anchors` and `jwks` parsed. */
-export type RegistryRow = {
-  id: string;
-  name: string;
-  display_name: string;
-  jurisdiction: string;
+/** A child registry as stored, with `trust_anchors` and `jwks` parsed and `tier` and `status` narrowed. */
+export type RegistryRow = Omit<RegistriesTable, 'tier' | 'trust_anchors' | 'jwks' | 'status'> & {
   tier: 'sovereign' | 'organisational';
-  api_base_url: string | null;
   trust_anchors: Record<string, unknown>[];
   jwks: { keys: Record<string, unknown>[] };
   status: 'active' | 'revoked';
-  revoked_at: string | null;
-  revocation_reason: string | null;
-  version: number;
-  /** When the last entity configuration accepted from the child was issued, ms (0: none yet). */
-  entity_iat: number;
-  created_at: string;
-  updated_at: string;
 };
 
 function fromRow(row: Database['registries']): RegistryRow {
