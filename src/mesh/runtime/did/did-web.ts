@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
+import { createGuardedFetch } from '../../../core/net/guarded-fetch.ts';
 
 /** The parts of a DID document this project reads (W3C DID Core §5). */
 export type DidDocument = {
@@ -65,14 +66,18 @@ const MAX_DOCUMENT_BYTES = 64 * 1024;
 
 /**
  * A did:web resolver: from `directory` when given (development, `DID_WEB_DIR`), otherwise over HTTPS
- * with a timeout and a size limit. Documents are cached for `cacheMs` (default 5 minutes).
+ * with a timeout and a size limit. Documents are cached for `cacheMs` (default 5 minutes). The caller
+ * names the DID, so its host is someone else's choice: the fetch refuses loopback, private and
+ * link-local addresses in every spelling (core/net/guarded-fetch.ts), as the registry's fetches do in
+ * production; local development serves documents from `DID_WEB_DIR` instead.
  */
-export function createDidWebResolver(options: { directory?: string; cacheMs?: number; timeoutMs?: number } = {}): DidResolver {
+export function createDidWebResolver(options: { directory?: string; cacheMs?: number; timeoutMs?: number; allowPrivate?: boolean } = {}): DidResolver {
   const cache = new Map<string, { document: DidDocument; until: number }>();
   const cacheMs = options.cacheMs ?? 5 * 60 * 1000;
+  const fetchDocument = createGuardedFetch({ allowPrivate: options.allowPrivate ?? false });
   const load = async (did: string): Promise<unknown> => {
     if (options.directory !== undefined) return JSON.parse(await readFile(didWebFile(options.directory, did), 'utf8'));
-    const response = await fetch(didWebUrl(did), {
+    const response = await fetchDocument(didWebUrl(did), {
       signal: AbortSignal.timeout(options.timeoutMs ?? 3000),
       headers: { accept: 'application/did+json, application/json' },
     });

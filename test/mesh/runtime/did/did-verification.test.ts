@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
 import { exportJWK, generateKeyPair } from 'jose';
 import { signBody } from '../../../../src/mesh/runtime/did/body-signature.ts';
-import { didWebFile, didWebUrl } from '../../../../src/mesh/runtime/did/did-web.ts';
+import { createDidWebResolver, didWebFile, didWebUrl } from '../../../../src/mesh/runtime/did/did-web.ts';
 import { createEchoAgent } from '../../fixtures/echo-agent.ts';
 import { startTestGateway } from '../../gateway/gateway-helpers.ts';
 import { CALLER, authHeaders, listenAgent, meshConfig, post, tempDir } from '../../helpers.ts';
@@ -33,6 +34,25 @@ describe('DID_VERIFY: body signatures against the sender\'s DID document', () =>
     assert.equal(didWebFile('/dids', 'did:web:example.org:agents:triage'), '/dids/example.org/agents/triage/did.json');
     assert.throws(() => didWebFile('/dids', 'did:web:example.org:..:..:etc'));
     assert.throws(() => didWebUrl('did:key:z6Mk'));
+  });
+
+  test('a did:web host on a loopback or private address is never contacted, whatever its spelling', async (t) => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const resolveDid = createDidWebResolver({ timeoutMs: 2000 });
+    for (const host of [`127.0.0.1%3A${port}`, `localhost%3A${port}`, `2130706433%3A${port}`, `%5B%3A%3Affff%3A127.0.0.1%5D%3A${port}`, '169.254.169.254', '10.0.0.1']) {
+      await assert.rejects(resolveDid(`did:web:${host}`), (error: Error) => error.name === 'PrivateAddressError', host);
+    }
+    assert.equal(connections, 0);
+    // Allowed explicitly, the same DID is fetched (the TLS handshake then fails against this server).
+    await assert.rejects(createDidWebResolver({ timeoutMs: 2000, allowPrivate: true })(`did:web:127.0.0.1%3A${port}`));
+    assert.equal(connections, 1);
   });
 
   async function agentWithDids(t: Parameters<typeof tempDir>[0]) {
