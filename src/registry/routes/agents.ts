@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import type { WriteUnit } from '../../core/storage/write-unit.ts';
 import type { AgentRecord } from '../agents/agent-record.ts';
 import { STATUS_ACTIONS, STATUS_ACTION_NAMES } from '../agents/agent-status.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
@@ -59,6 +61,32 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     return condition === '*' ? '*' : current.version;
   }
+
+  /**
+   * A write to an existing record, at most once per idempotency key: `check` runs before the write
+   * unit and gives the version the write must still find ('*': any); the answer is the record and its ETag.
+   */
+  async function changeRecord(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    check: () => Promise<number | '*'>,
+    change: (unit: WriteUnit, expectedVersion: number | '*') => Promise<AgentRecord>,
+  ): Promise<FastifyReply> {
+    let expectedVersion: number | '*' = '*';
+    const outcome = await executeIdempotent(
+      writeDeps,
+      idempotentRequest(request),
+      async (unit) => {
+        const record = await change(unit, expectedVersion);
+        return { status: 200, headers: recordHeaders(record), body: record };
+      },
+      async () => {
+        expectedVersion = await check();
+      },
+    );
+    return sendOutcome(reply, outcome);
+  }
+
   const tags = ['agents'];
 
   app.post(
@@ -147,21 +175,13 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         parseIfMatch(request.headers['if-match']);
       },
     },
-    async (request, reply) => {
-      let expectedVersion: number | '*' = '*';
-      const outcome = await executeIdempotent(
-        writeDeps,
-        idempotentRequest(request),
-        async (unit) => {
-          const record = await agents.update(unit, callContext(request), resolveId(request.params.id), expectedVersion, request.body);
-          return { status: 200, headers: recordHeaders(record), body: record };
-        },
-        async () => {
-          expectedVersion = await checkPrecondition(request.params.id, request.headers['if-match']);
-        },
-      );
-      return sendOutcome(reply, outcome);
-    },
+    async (request, reply) =>
+      changeRecord(
+        request,
+        reply,
+        () => checkPrecondition(request.params.id, request.headers['if-match']),
+        (unit, expectedVersion) => agents.update(unit, callContext(request), resolveId(request.params.id), expectedVersion, request.body),
+      ),
   );
 
   for (const action of STATUS_ACTION_NAMES) {
@@ -184,22 +204,18 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.body ??= {};
         },
       },
-      async (request, reply) => {
-        let expectedVersion: number | '*' = '*';
-        const outcome = await executeIdempotent(
-          writeDeps,
-          idempotentRequest(request),
-          async (unit) => {
-            const record = await agents.changeStatus(unit, callContext(request), resolveId(request.params.id), action, request.body?.reason, expectedVersion);
-            return { status: 200, headers: recordHeaders(record), body: record };
-          },
+      async (request, reply) =>
+        changeRecord(
+          request,
+          reply,
           async () => {
-            if (request.headers['if-match'] === undefined) await loadChecked(request.params.id);
-            else expectedVersion = await checkPrecondition(request.params.id, request.headers['if-match']);
+            if (request.headers['if-match'] !== undefined) return checkPrecondition(request.params.id, request.headers['if-match']);
+            // Without If-Match any version will do, but the record must exist.
+            await loadChecked(request.params.id);
+            return '*';
           },
-        );
-        return sendOutcome(reply, outcome);
-      },
+          (unit, expectedVersion) => agents.changeStatus(unit, callContext(request), resolveId(request.params.id), action, request.body?.reason, expectedVersion),
+        ),
     );
   }
 };
