@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ConfigSchema } from '../core/config.ts';
 import { ConfigError, readEnvironment } from '../core/env-schema.ts';
 import { isLoopback } from '../core/http/loopback.ts';
 import { RAW_KEY_PATTERN } from '../registry/keys/api-key-format.ts';
@@ -13,9 +14,8 @@ export const DEFAULT_MCP_PORT = 8090;
  * every variable.
  */
 export const McpConfigSchema = Type.Object({
-  REGISTRY_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
-    default: 'development',
-  }),
+  // Defined once, with the registry's (src/core/config.ts).
+  REGISTRY_ENV: ConfigSchema.properties.REGISTRY_ENV,
   REGISTRY_URL: Type.String({ minLength: 1 }),
   /** Optional: without it the server runs only against a registry whose authentication is disabled (development). */
   REGISTRY_API_KEY: Type.Optional(Type.String({ minLength: 1 })),

@@ -1,9 +1,11 @@
 import { join, resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
-import { DEFAULT_MESH_JWT_SECRET } from '../core/config.ts';
+import { ConfigSchema, DEFAULT_MESH_JWT_SECRET } from '../core/config.ts';
 import { ConfigError, readEnvironment } from '../core/env-schema.ts';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+/** The variables the mesh shares with the registry, defined once (src/core/config.ts). */
+const shared = ConfigSchema.properties;
 const Millis = (defaultValue: number, minimum = 1) =>
   Type.Integer({ minimum, maximum: 24 * 60 * 60 * 1000, default: defaultValue });
 
@@ -14,15 +16,13 @@ const Millis = (defaultValue: number, minimum = 1) =>
  * secret (`MESH_JWT_SECRET`) are the same variables. docs/mesh.md lists every variable.
  */
 export const MeshConfigSchema = Type.Object({
-  REGISTRY_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
-    default: 'development',
-  }),
+  REGISTRY_ENV: shared.REGISTRY_ENV,
   MESH_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
-  MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),
+  MESH_JWT_SECRET: shared.MESH_JWT_SECRET,
   MESH_JWT_MAX_TTL: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 3600 }),
   /** Unset: `<REGISTRY_DATA_DIR>/mesh`, so one data directory holds everything by default. */
   MESH_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  REGISTRY_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  REGISTRY_DATA_DIR: shared.REGISTRY_DATA_DIR,
   MESH_MANIFEST: Type.Optional(Type.String({ minLength: 1 })),
   MESH_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -34,7 +34,7 @@ export const MeshConfigSchema = Type.Object({
   MESH_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   AGENT_PORT: Type.Optional(Port),
   AGENT_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  GATEWAY_PORT: Type.Integer({ ...Port, default: 8100 }),
+  GATEWAY_PORT: shared.GATEWAY_PORT,
   GATEWAY_START_TIMEOUT_MS: Millis(15_000),
   /** `0` keeps agents running until the gateway stops. */
   GATEWAY_IDLE_TIMEOUT_MS: Millis(10 * 60 * 1000, 0),
