@@ -31,7 +31,6 @@ suite('several registry instances on one PostgreSQL [postgres]', () => {
     ]);
     await Promise.all(readers.map((reader) => reader.opened));
 
-    const T0 = performance.now();
     const WRITERS_PER_INSTANCE = 3;
     const WRITES_PER_WRITER = 8;
     const agentIds = (
@@ -45,11 +44,9 @@ suite('several registry instances on one PostgreSQL [postgres]', () => {
         ),
       )
     ).flat();
-    console.log('writes done', performance.now() - T0);
     const total = agentIds.length * 2; // agent.registered + agent.trust_validated each
     await Promise.all(readers.map((reader, i) => reader.waitUntil((events) => events.length >= total, `${total} events on reader ${i}`)));
 
-    console.log('reads done', performance.now() - T0);
     for (const [i, reader] of readers.entries()) {
       assert.deepEqual(seqsOf(reader.events), oneTo(total), `reader ${i}: no gap, no duplicate`);
       assert.deepEqual(reader.events, readers[0]?.events, `reader ${i} saw what reader 0 saw`);
