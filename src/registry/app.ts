@@ -40,6 +40,7 @@ import { registerPhiGuard } from './http/phi-guard.ts';
 import { fingerprintBeforeValidation, requestIdFor } from './http/request-context.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { trackUnusedConnections } from '../core/http/unused-connections.ts';
+import { serverLogger } from '../core/http/http-kit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { openApiRoutes, openApiOptions } from './routes/openapi.ts';
@@ -101,14 +102,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       ...(config.REGISTRY_AUTH_MODE === 'mtls' && config.REGISTRY_MTLS_CRL_FILE ? { crlFile: config.REGISTRY_MTLS_CRL_FILE } : {}),
     };
     const app = Fastify({
-      logger:
-        options.logger === false
-          ? false
-          : {
-              level: config.REGISTRY_LOG_LEVEL,
-              serializers: { req: requestLogFields },
-              ...(options.logStream ? { stream: options.logStream } : {}),
-            },
+      logger: serverLogger(options.logger === false ? false : { level: config.REGISTRY_LOG_LEVEL, ...(options.logStream ? { stream: options.logStream } : {}) }),
       bodyLimit: BODY_LIMIT_BYTES,
       genReqId: (request) => requestIdFor(request.headers),
       requestIdHeader: false,
@@ -360,12 +354,4 @@ function withTokens(tokens: TokenAuthenticator | undefined): { tokens?: TokenAut
 function listeningPort(app: FastifyInstance): number | undefined {
   const address = app.server.listening ? app.server.address() : null;
   return address && typeof address === 'object' ? address.port : undefined;
-}
-
-/**
- * What a request log line says about the request: method, route pattern and id. Never the raw URL
- * (a query string or path could carry a value the PHI guard blocks) and never a body.
- */
-function requestLogFields(request: { method: string; routeOptions?: { url?: string }; id?: string }) {
-  return { method: request.method, route: request.routeOptions?.url ?? '(unmatched)', id: request.id };
 }

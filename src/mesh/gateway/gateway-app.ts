@@ -3,16 +3,17 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
+import { firstHeader, serverLogger } from '../../core/http/http-kit.ts';
 import { createServerMetrics, serveProbesAndMetrics } from '../../core/http/http-metrics.ts';
 import { scanForPhi, scanHeadersForPhi } from '../../core/phi/index.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
-import { createMeshAuthenticator, type MeshPrincipal } from '../runtime/auth.ts';
-import { SIGNATURE_HEADER, verifyBodySignature } from '../runtime/did/body-signature.ts';
-import { createDidWebResolver, type DidResolver } from '../runtime/did/did-web.ts';
+import type { MeshPrincipal } from '../runtime/auth.ts';
+import type { DidResolver } from '../runtime/did/did-web.ts';
 import { answerFrameworkErrorsAsJsonRpc, jsonRpcFrameworkErrorOptions } from '../runtime/http-errors.ts';
 import { failure } from '../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject, type JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
+import { createMeshRequestAuthenticator } from '../runtime/request-authentication.ts';
 import { nextTraceparent, parseTraceparent } from '../runtime/trace-context.ts';
 import { AgentFleet } from './agent-fleet.ts';
 import type { AgentProcessSnapshot } from './agent-process.ts';
@@ -45,10 +46,7 @@ declare module 'fastify' {
   }
 }
 
-const header = (request: FastifyRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+const header = (request: FastifyRequest, name: string): string | undefined => firstHeader(request.headers, name);
 
 /**
  * Builds the on-demand gateway without listening (contract §10): `POST /rpc/{alias}` authenticates
@@ -62,8 +60,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   const startedAt = clock.now().getTime();
   const manifest = options.manifest ?? loadManifest(config.MESH_MANIFEST);
   const app = Fastify({
-    logger:
-      options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' }, serializers: { req: requestLogFields } },
+    logger: serverLogger(options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' } }),
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     ...jsonRpcFrameworkErrorOptions,
     genReqId: () => randomUUID(),
@@ -88,13 +85,8 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     },
   });
   app.decorate('meshFleet', fleet);
-  const authenticate = createMeshAuthenticator({ secret: config.MESH_JWT_SECRET, maxTtlSeconds: config.MESH_JWT_MAX_TTL, clock });
-  const resolveDid = options.didResolver ?? createDidWebResolver(config.DID_WEB_DIR === undefined ? {} : { directory: config.DID_WEB_DIR });
-  const principalOf = async (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => {
-    const principal = await authenticate({ authorization: header(request, 'authorization'), agentId: header(request, 'x-agent-id') });
-    if (config.DID_VERIFY && body) await verifyBodySignature(body, header(request, SIGNATURE_HEADER), principal.sub, resolveDid);
-    return principal;
-  };
+  const authenticate = createMeshRequestAuthenticator(config, clock, options.didResolver);
+  const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => authenticate(request.headers, body);
   const upstreamHeaders = (request: FastifyRequest, traceparent: string) => ({
     ...pickHeaders(request.headers, FORWARDED_REQUEST_HEADERS),
     traceparent,
@@ -262,11 +254,6 @@ function publicAgentView(production: boolean) {
     const { pid: _pid, last_pid: _lastPid, port: _port, log_file: _logFile, last_error: _error, ...kept } = agent;
     return kept;
   };
-}
-
-/** The request log line: method, route and id; never the raw URL or a body. */
-function requestLogFields(request: { method: string; routeOptions?: { url?: string }; id?: string }) {
-  return { method: request.method, route: request.routeOptions?.url ?? '(unmatched)', id: request.id };
 }
 
 /** The gateway's base URL as children and registrations see it. */

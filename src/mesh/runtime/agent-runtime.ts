@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../../core/clock.ts';
+import { firstHeader, serverLogger } from '../../core/http/http-kit.ts';
 import { agentDid, type MeshConfig } from '../mesh-config.ts';
 import { agentMethodTable } from './agent-methods.ts';
-import { createMeshAuthenticator, type MeshPrincipal } from './auth.ts';
+import type { MeshPrincipal } from './auth.ts';
 import { buildAgentCard } from './card.ts';
 import type { ConsentChecker } from './consent-requirement.ts';
-import { SIGNATURE_HEADER, verifyBodySignature } from './did/body-signature.ts';
-import { createDidWebResolver, type DidResolver } from './did/did-web.ts';
+import type { DidResolver } from './did/did-web.ts';
 import { answerFrameworkErrorsAsJsonRpc, jsonRpcFrameworkErrorOptions } from './http-errors.ts';
 import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from './jsonrpc.ts';
 import type { MeshAgent } from './mesh-agent.ts';
+import { createMeshRequestAuthenticator } from './request-authentication.ts';
 import { isMeshRpcError } from './mesh-errors.ts';
 import { writeSseStream } from './streaming/sse.ts';
 import { closeSocketsForShutdown, serveMeshSocket } from './streaming/websocket.ts';
@@ -50,10 +51,7 @@ export function agentDataDir(config: MeshConfig, alias: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const header = (request: FastifyRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+const header = (request: FastifyRequest, name: string): string | undefined => firstHeader(request.headers, name);
 
 /**
  * Builds one agent's app without listening (house style): `POST /` JSON-RPC 2.0 with SSE streams,
@@ -67,7 +65,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
   const startedAt = clock.now().getTime();
   const store = agent.executeTask ? (options.store ?? new SqliteTaskStore(join(agentDataDir(config, alias), 'tasks.sqlite'))) : undefined;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { agent: alias }, serializers: { req: requestLogFields } },
+    logger: serverLogger(options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { agent: alias } }),
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     ...jsonRpcFrameworkErrorOptions,
     // The gateway's request id, when it sends one, so one id follows a request through both logs.
@@ -89,16 +87,11 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
   const interrupted = tasks?.failInterrupted() ?? 0;
   if (interrupted > 0) app.log.warn({ interrupted }, 'tasks interrupted by the previous stop were marked failed');
   const methods = agentMethodTable(agent, tasks, options.consent);
-  const authenticate = createMeshAuthenticator({ secret: config.MESH_JWT_SECRET, maxTtlSeconds: config.MESH_JWT_MAX_TTL, clock });
-  const resolveDid = options.didResolver ?? createDidWebResolver(config.DID_WEB_DIR === undefined ? {} : { directory: config.DID_WEB_DIR });
+  const authenticate = createMeshRequestAuthenticator(config, clock, options.didResolver);
   const stopping = new AbortController();
   const onInternalError = (error: unknown, request?: JsonRpcRequest) => app.log.error({ err: error, method: request?.method }, 'method failed');
 
-  const principalOf = async (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => {
-    const principal = await authenticate({ authorization: header(request, 'authorization'), agentId: header(request, 'x-agent-id') });
-    if (config.DID_VERIFY && body) await verifyBodySignature(body, header(request, SIGNATURE_HEADER), principal.sub, resolveDid);
-    return principal;
-  };
+  const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => authenticate(request.headers, body);
   const contextFor = (request: FastifyRequest, principal: MeshPrincipal, signal: AbortSignal, transport: 'http' | 'websocket'): RuntimeCallContext => {
     const lastEventId = header(request, 'last-event-id');
     return {
@@ -203,8 +196,3 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
 }
 
 const principals = new WeakMap<FastifyRequest, MeshPrincipal>();
-
-/** The request log line: method, route and id; never a body (contract §8 spirit: no PHI in logs). */
-function requestLogFields(request: { method: string; routeOptions?: { url?: string }; id?: string }) {
-  return { method: request.method, route: request.routeOptions?.url ?? '(unmatched)', id: request.id };
-}

@@ -9,11 +9,9 @@ import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Clock } from '../../../../core/clock.ts';
 import type { MeshConfig } from '../../../mesh-config.ts';
-import { createMeshAuthenticator } from '../../../runtime/auth.ts';
-import { SIGNATURE_HEADER, verifyBodySignature } from '../../../runtime/did/body-signature.ts';
-import { createDidWebResolver } from '../../../runtime/did/did-web.ts';
 import { failure } from '../../../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject, type MeshErrorName } from '../../../runtime/mesh-errors.ts';
+import { createMeshRequestAuthenticator } from '../../../runtime/request-authentication.ts';
 import { SpeechEngineError, type EspeakRunOptions } from './espeak.ts';
 import { speechTokens } from './spoken-words.ts';
 import { synthesizeSpeech } from './synthesize.ts';
@@ -47,11 +45,6 @@ export type SpeechRouteOptions = {
   readonly engine?: Partial<EspeakRunOptions>;
 };
 
-const header = (request: FastifyRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
 /** The agent's error envelope with an HTTP status. */
 function refuse(reply: FastifyReply, status: number, errorName: MeshErrorName, message?: string, data?: unknown) {
   return reply.code(status).type('application/json').header('cache-control', 'no-store').send(failure(null, meshErrorObject(errorName, message, data)));
@@ -66,14 +59,12 @@ function reasonOf(error: { message: string; params?: unknown }): string {
 export function registerSpeechRoutes(app: FastifyInstance, options: SpeechRouteOptions): void {
   const { config } = options;
   const engine: EspeakRunOptions = { path: config.ESPEAK_NG_PATH, timeoutMs: TTS_TIMEOUT_MS, maxOutputBytes: MAX_WAV_BYTES, ...options.engine };
-  const authenticate = createMeshAuthenticator({ secret: config.MESH_JWT_SECRET, maxTtlSeconds: config.MESH_JWT_MAX_TTL, clock: options.clock });
-  const resolveDid = createDidWebResolver(config.DID_WEB_DIR === undefined ? {} : { directory: config.DID_WEB_DIR });
+  const authenticate = createMeshRequestAuthenticator(config, options.clock);
 
   /** The runtime's checks, in its order: the token, then (DID_VERIFY) the body signature. Undefined once refused. */
   const authenticated = async (request: FastifyRequest, reply: FastifyReply, body?: Buffer): Promise<true | undefined> => {
     try {
-      const principal = await authenticate({ authorization: header(request, 'authorization'), agentId: header(request, 'x-agent-id') });
-      if (config.DID_VERIFY && body) await verifyBodySignature(body, header(request, SIGNATURE_HEADER), principal.sub, resolveDid);
+      await authenticate(request.headers, body);
       return true;
     } catch (error) {
       if (!isMeshRpcError(error)) throw error;

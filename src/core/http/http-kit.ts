@@ -1,0 +1,40 @@
+/**
+ * The HTTP kit: what every Ward server (registry, gateway, agent runtime, console) sets up the same
+ * way, in one place: the request log line, the logger options around it, reading a request header.
+ * Each server's own choices (request ids, error envelopes, body limits) stay in its builder.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { DestinationStream } from 'pino';
+
+/**
+ * What a request log line says about the request: method, route pattern and id. Never the raw URL
+ * (a query string or path could carry a value the PHI guard blocks) and never a body.
+ */
+export function requestLogFields(request: { method: string; routeOptions?: { url?: string }; id?: string }) {
+  return { method: request.method, route: request.routeOptions?.url ?? '(unmatched)', id: request.id };
+}
+
+export type ServerLogSettings = {
+  readonly level: string;
+  /** Fields on every line (`{ component: 'gateway' }`, `{ agent: alias }`); default pino's pid and hostname. */
+  readonly base?: Record<string, unknown>;
+  /** Default stdout. */
+  readonly stream?: DestinationStream;
+};
+
+/** Fastify's `logger` option for a Ward server: pino at `level`, requests logged by `requestLogFields`; `false` silences it. */
+export function serverLogger(settings: ServerLogSettings | false) {
+  if (settings === false) return false;
+  return {
+    level: settings.level,
+    ...(settings.base ? { base: settings.base } : {}),
+    serializers: { req: requestLogFields },
+    ...(settings.stream ? { stream: settings.stream } : {}),
+  };
+}
+
+/** The first value of a request header (Node gives an array for some repeated ones), if any. */
+export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
