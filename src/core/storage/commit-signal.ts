@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Backend, Storage } from './database.ts';
 import type { Database } from './schema.ts';
+import { callbacksPerStorage } from './storage-callbacks.ts';
 
 /**
  * Wake-ups for event readers once a write unit's events are committed. They carry no events: a
@@ -13,24 +14,16 @@ import type { Database } from './schema.ts';
  *   the transaction commits (and never if it rolls back) to every instance LISTENing on the schema's
  *   channel (see commit-listener.ts).
  */
-type CommitListener = (lastSeq: number) => void;
-
-const listeners = new WeakMap<Storage, Set<CommitListener>>();
+const listeners = callbacksPerStorage<[lastSeq: number]>();
 
 /** Calls `listener` with the last sequence number after each write unit that committed events. */
-export function onEventsCommitted(storage: Storage, listener: CommitListener): () => void {
-  let set = listeners.get(storage);
-  if (!set) {
-    set = new Set();
-    listeners.set(storage, set);
-  }
-  set.add(listener);
-  return () => set.delete(listener);
+export function onEventsCommitted(storage: Storage, listener: (lastSeq: number) => void): () => void {
+  return listeners.add(storage, listener);
 }
 
 /** Tells this process's listeners that events up to `lastSeq` are committed. */
 export function signalEventsCommitted(storage: Storage, lastSeq: number): void {
-  for (const listener of listeners.get(storage) ?? []) listener(lastSeq);
+  listeners.call(storage, lastSeq);
 }
 
 /**

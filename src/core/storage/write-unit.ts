@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Storage } from './database.ts';
 import type { Database } from './schema.ts';
 import { announceCommitInTransaction, signalEventsCommitted } from './commit-signal.ts';
+import { callbacksPerStorage } from './storage-callbacks.ts';
 import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
 import { appendLedgerLeaves } from './stores/ledger-store.ts';
 
@@ -47,17 +48,11 @@ const queues = new WeakMap<Storage, Queue>();
 
 /** Told of every transaction of write units: how many units it held and how long it took, commit included. */
 export type CommitObserver = (units: number, seconds: number) => void;
-const observers = new WeakMap<Storage, Set<CommitObserver>>();
+const observers = callbacksPerStorage<Parameters<CommitObserver>>();
 
 /** Calls `observer` after each transaction of write units on `storage` (metrics); returns the way to stop. */
 export function observeCommits(storage: Storage, observer: CommitObserver): () => void {
-  let set = observers.get(storage);
-  if (!set) {
-    set = new Set();
-    observers.set(storage, set);
-  }
-  set.add(observer);
-  return () => set.delete(observer);
+  return observers.add(storage, observer);
 }
 
 export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => Promise<T>): Promise<{ result: T; events: StoredEvent[] }> {
@@ -136,7 +131,7 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
     return;
   }
   const seconds = (performance.now() - began) / 1000;
-  for (const observer of observers.get(storage) ?? []) observer(jobs.length, seconds);
+  observers.call(storage, jobs.length, seconds);
   const last = outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
   if (last) signalEventsCommitted(storage, last.seq);
   jobs.forEach((job, index) => {
