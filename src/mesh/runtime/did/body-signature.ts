@@ -5,7 +5,7 @@
  * must be listed under `authentication` or `assertionMethod`. Failures are -32001 like every other
  * authentication failure.
  */
-import { CompactSign, base64url, compactVerify, importJWK, type CryptoKey, type JWK, type KeyObject } from 'jose';
+import { CompactSign, base64url, compactVerify, errors, importJWK, type CryptoKey, type JWK, type KeyObject } from 'jose';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { DidDocument, DidResolver, VerificationMethod } from './did-web.ts';
 
@@ -57,30 +57,31 @@ export async function verifyBodySignature(
   if (!signature) fail('missing_body_signature');
   const parts = signature.split('.');
   if (parts.length !== 3 || parts[1] !== '' || !parts[0] || !parts[2]) fail('malformed_body_signature');
-  let header: { alg?: unknown; kid?: unknown; b64?: unknown };
+  // jose parses the protected header and checks the signature; the key is chosen here, from the
+  // sender's DID document, once the header is known. A failure of ours propagates as it is thrown.
+  const chooseKey = async (header: { alg?: string; kid?: string; b64?: boolean }) => {
+    if (header.b64 === false || typeof header.alg !== 'string' || !SIGNATURE_ALGORITHMS.includes(header.alg)) fail('malformed_body_signature');
+    const kid = typeof header.kid === 'string' ? header.kid : '';
+    if (!kid.startsWith(`${sender}#`)) fail('signer_mismatch');
+    let document: DidDocument;
+    try {
+      document = await resolve(sender);
+    } catch {
+      fail('did_unresolvable');
+    }
+    const jwk = findSigningKey(document, kid);
+    if (!jwk) fail('key_not_found');
+    try {
+      return await importJWK(jwk as JWK, header.alg);
+    } catch {
+      fail('bad_body_signature');
+    }
+  };
   try {
-    header = JSON.parse(new TextDecoder().decode(base64url.decode(parts[0])));
-  } catch {
-    fail('malformed_body_signature');
-  }
-  const kid = typeof header.kid === 'string' ? header.kid : '';
-  if (header.b64 === false || typeof header.alg !== 'string' || !SIGNATURE_ALGORITHMS.includes(header.alg)) {
-    fail('malformed_body_signature');
-  }
-  if (!kid.startsWith(`${sender}#`)) fail('signer_mismatch');
-  let document: DidDocument;
-  try {
-    document = await resolve(sender);
-  } catch {
-    fail('did_unresolvable');
-  }
-  const jwk = findSigningKey(document, kid);
-  if (!jwk) fail('key_not_found');
-  try {
-    const key = await importJWK(jwk as JWK, header.alg);
-    await compactVerify(`${parts[0]}.${base64url.encode(body)}.${parts[2]}`, key, { algorithms: SIGNATURE_ALGORITHMS });
-  } catch {
-    fail('bad_body_signature');
+    await compactVerify(`${parts[0]}.${base64url.encode(body)}.${parts[2]}`, chooseKey, { algorithms: SIGNATURE_ALGORITHMS });
+  } catch (error) {
+    if (error instanceof MeshRpcError) throw error;
+    fail(error instanceof errors.JWSSignatureVerificationFailed ? 'bad_body_signature' : 'malformed_body_signature');
   }
 }
 

@@ -76,6 +76,12 @@ describe('DID_VERIFY: body signatures against the sender\'s DID document', () =>
     ['a sender without a DID document', async (_dids, elsewhere) => ({ 'x-mesh-signature': await (await publishDid(elsewhere, CALLER)).sign(body) }), 'did_unresolvable'],
     ['a key the document does not authorise', async (dids) => ({ 'x-mesh-signature': await (await publishDid(dids, CALLER, { listed: false })).sign(body) }), 'key_not_found'],
     ['a malformed signature', async () => ({ 'x-mesh-signature': 'abc' }), 'malformed_body_signature'],
+    ['a protected header that is not JSON', async () => ({ 'x-mesh-signature': `${Buffer.from('not json').toString('base64url')}..c2ln` }), 'malformed_body_signature'],
+    [
+      'a symmetric algorithm',
+      async () => ({ 'x-mesh-signature': `${Buffer.from(JSON.stringify({ alg: 'HS256', kid: `${CALLER}#key-1` })).toString('base64url')}..c2ln` }),
+      'malformed_body_signature',
+    ],
   ];
   for (const [name, headers, reason] of refusals) {
     test(`${name} is refused with 401 and -32001 (${reason})`, async (t) => {
