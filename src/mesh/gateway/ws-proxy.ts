@@ -29,7 +29,12 @@ export function proxyWebSocket(client: WebSocket, url: string, headers: Record<s
     if (client.readyState === WebSocket.OPEN) client.send(data, { binary });
   });
   upstream.on('close', (code, reason) => {
-    if (client.readyState === WebSocket.OPEN) client.close(sendableCode(code, 1000), reason);
+    // 1006: the agent's connection dropped without a close frame (the agent died). The caller is told
+    // so (1011), not that the session ended normally; 1005 (a close frame without a code) is normal.
+    if (client.readyState === WebSocket.OPEN) {
+      if (code === 1006) client.close(1011, 'agent connection lost');
+      else client.close(sendableCode(code, 1000), reason);
+    }
     finish();
   });
   upstream.on('error', () => {

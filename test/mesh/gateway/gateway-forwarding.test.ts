@@ -129,6 +129,25 @@ describe('gateway: forwarding', () => {
     assert.deepEqual(await closed, { code: 1012, reason: 'server shutting down; reconnect' });
   });
 
+  test('an agent that dies under a proxied WebSocket closes it with 1011, not as a normal end', async (t) => {
+    const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/rpc/probe/ws`, {
+      headers: { authorization: `Bearer ${await token()}`, 'x-agent-id': CALLER },
+    });
+    t.after(() => socket.terminate());
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    const { pid } = await agentHealth(gateway, 'probe');
+    process.kill(pid, 'SIGKILL');
+    // The dropped connection reaches the gateway as a close without a frame or as a reset, by timing.
+    const { code, reason } = await closed;
+    assert.equal(code, 1011);
+    assert.match(reason, /^agent connection (lost|failed)$/);
+  });
+
   test('a WebSocket upgrade without credentials is refused before any agent starts', async (t) => {
     const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
     const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/rpc/probe/ws`);
