@@ -14,8 +14,8 @@ import fastifySession from '@fastify/session';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { createServerMetrics, serveProbesAndMetrics } from '../core/http/http-metrics.ts';
-import { trackUnusedConnections } from '../core/http/unused-connections.ts';
+import { httpKit } from '../core/http/http-kit.ts';
+import { createServerMetrics, probesAndMetrics } from '../core/http/http-metrics.ts';
 import { registerAccess } from './access/access.ts';
 import { BoundedSessionStore } from './access/session-store.ts';
 import type { ConsoleConfig } from './console-config.ts';
@@ -77,10 +77,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     createRegistryClient({ baseUrl: config.REGISTRY_URL, timeoutMs: config.CONSOLE_REGISTRY_TIMEOUT_MS, userAgent: 'ward-console', verifySignatures: false });
   const store = new BoundedSessionStore({ maxAgeMs: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 });
   app.addHook('onClose', async () => store.close());
-  const metrics = createServerMetrics('console');
-  metrics.instrument(app);
-  const connections = trackUnusedConnections(app.server);
-  app.addHook('preClose', async () => connections.destroyUnused());
+  await app.register(httpKit, { metrics: createServerMetrics('console'), closeUnusedConnections: true });
 
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
@@ -105,9 +102,11 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     const body = readFileSync(path);
     app.get(`/static/${name}`, async (_request, reply) => reply.type(type).header('cache-control', 'no-cache').send(body));
   }
-  serveProbesAndMetrics(app, metrics, async () => {
-    const health = await registry.health();
-    return health.ok ? undefined : `the registry at ${config.REGISTRY_URL} does not answer`;
+  await app.register(probesAndMetrics, {
+    ready: async () => {
+      const health = await registry.health();
+      return health.ok ? undefined : `the registry at ${config.REGISTRY_URL} does not answer`;
+    },
   });
 
   registerAccess(app, config, registry, options.clock ?? systemClock);

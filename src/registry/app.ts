@@ -39,8 +39,7 @@ import { clientErrorInEnvelope, frameworkErrorsInEnvelope, registerErrorHandling
 import { registerPhiGuard } from './http/phi-guard.ts';
 import { fingerprintBeforeValidation, requestIdFor } from './http/request-context.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { trackUnusedConnections } from '../core/http/unused-connections.ts';
-import { serverLogger } from '../core/http/http-kit.ts';
+import { httpKit, serverLogger } from '../core/http/http-kit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { openApiRoutes, openApiOptions } from './routes/openapi.ts';
@@ -264,7 +263,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     const traffic = createTrafficStats({ now: () => clock.now().getTime() });
     app.addHook('onResponse', async (_request, reply) => traffic.record(reply.statusCode));
     registerErrorHandling(app);
-    serverMetrics.instrument(app);
+    await app.register(httpKit, { metrics: serverMetrics, closeUnusedConnections: true });
     // Set once the registry begins to close: /readyz then sends traffic elsewhere.
     let draining = false;
     app.addHook('preClose', async () => {
@@ -321,8 +320,6 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     }, 60_000);
     orphanSweep.unref();
     parentLink.start();
-    const connections = trackUnusedConnections(app.server);
-    app.addHook('preClose', async () => connections.destroyUnused());
     app.addHook('onClose', async () => {
       services.metrics.close();
       await services.computerUse.close();

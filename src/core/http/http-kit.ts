@@ -1,10 +1,22 @@
 /**
  * The HTTP kit: what every Ward server (registry, gateway, agent runtime, console) sets up the same
- * way, in one place: the request log line, the logger options around it, reading a request header.
- * Each server's own choices (request ids, error envelopes, body limits) stay in its builder.
+ * way, in one place: the request log line, the logger options around it, reading a request header,
+ * and the `ward-http-kit` plugin (metrics on every answer, unused connections closed at shutdown)
+ * that the servers register first and their other plugins declare as a dependency. Each server's own
+ * choices (request ids, error envelopes, body limits) stay in its builder.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import fastifyPlugin from 'fastify-plugin';
 import type { DestinationStream } from 'pino';
+import type { ServerMetrics } from './http-metrics.ts';
+import { trackUnusedConnections } from './unused-connections.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server's metrics (decorated by the `ward-http-kit` plugin). */
+    httpMetrics: ServerMetrics;
+  }
+}
 
 /**
  * What a request log line says about the request: method, route pattern and id. Never the raw URL
@@ -38,3 +50,26 @@ export function firstHeader(headers: IncomingHttpHeaders, name: string): string 
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+export type HttpKitOptions = {
+  /** Counts every answer (register the kit before the routes) and is decorated as `httpMetrics`. */
+  readonly metrics: ServerMetrics;
+  /** Destroy connections that never carried a request when the server closes (unused-connections.ts). Default false. */
+  readonly closeUnusedConnections?: boolean;
+};
+
+/**
+ * The `ward-http-kit` plugin, registered first by the registry, the gateway and the console; plugins
+ * that need `httpMetrics` name it in `dependencies`, so a server that forgot it fails at start-up.
+ */
+export const httpKit = fastifyPlugin<HttpKitOptions>(
+  async (app, options) => {
+    app.decorate('httpMetrics', options.metrics);
+    options.metrics.instrument(app);
+    if (options.closeUnusedConnections) {
+      const connections = trackUnusedConnections(app.server);
+      app.addHook('preClose', async () => connections.destroyUnused());
+    }
+  },
+  { name: 'ward-http-kit', fastify: '5.x' },
+);

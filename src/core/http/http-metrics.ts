@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isLoopback } from './loopback.ts';
 
@@ -56,14 +57,24 @@ export function createServerMetrics(server: 'registry' | 'gateway' | 'console') 
 
 export type ServerMetrics = ReturnType<typeof createServerMetrics>;
 
+export type ProbeOptions = {
+  /** What else readiness needs beside "not shutting down": a problem, or undefined when ready. */
+  readonly ready?: () => Promise<string | undefined>;
+};
+
 /**
  * `/metrics`, `/livez` and `/readyz` for the gateway and the console (the registry serves its own, with
- * its scopes). Their metrics hold no secrets but do describe traffic, so `/metrics` answers only a
- * scraper on this machine (the peer address, or the client a trusted proxy names, is loopback) and is
- * a 404 to anyone else: scrape it on the host, or from a sidecar. `ready` says what else readiness
- * needs beside "not shutting down".
+ * its scopes), as a plugin over the `ward-http-kit` plugin's `httpMetrics`. Their metrics hold no
+ * secrets but do describe traffic, so `/metrics` answers only a scraper on this machine (the peer
+ * address, or the client a trusted proxy names, is loopback) and is a 404 to anyone else: scrape it on
+ * the host, or from a sidecar.
  */
-export function serveProbesAndMetrics(app: FastifyInstance, metrics: ServerMetrics, ready: () => Promise<string | undefined> = async () => undefined): void {
+export const probesAndMetrics = fastifyPlugin<ProbeOptions>(
+  async (app, options) => serveProbesAndMetrics(app, app.httpMetrics, options.ready),
+  { name: 'ward-probes', fastify: '5.x', dependencies: ['ward-http-kit'], decorators: { fastify: ['httpMetrics'] } },
+);
+
+function serveProbesAndMetrics(app: FastifyInstance, metrics: ServerMetrics, ready: () => Promise<string | undefined> = async () => undefined): void {
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;

@@ -3,8 +3,8 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
-import { firstHeader, serverLogger } from '../../core/http/http-kit.ts';
-import { createServerMetrics, serveProbesAndMetrics } from '../../core/http/http-metrics.ts';
+import { firstHeader, httpKit, serverLogger } from '../../core/http/http-kit.ts';
+import { createServerMetrics, probesAndMetrics } from '../../core/http/http-metrics.ts';
 import { scanForPhi, scanHeadersForPhi } from '../../core/phi/index.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
@@ -72,7 +72,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     labelNames: ['alias', 'state'],
     registers: [metrics.registry],
   });
-  metrics.instrument(app);
+  await app.register(httpKit, { metrics });
   const fleet = new AgentFleet({
     manifest,
     config,
@@ -215,7 +215,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     },
   );
 
-  serveProbesAndMetrics(app, metrics);
+  await app.register(probesAndMetrics);
 
   // States are public (probes need them); log lines only go to an authenticated mesh caller, and in
   // production so do process ids, ports, log paths and errors (they map the host for an attacker).
