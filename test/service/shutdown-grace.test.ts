@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of `ward registry` as a real process (registry/server.ts): on SIGTERM a request
+ * Graceful shutdown of `ward registry` as a real process (cli/serving-command.ts): on SIGTERM a request
  * already in flight is answered before the process exits 0; a request that never finishes does not
  * hold the process: after REGISTRY_SHUTDOWN_GRACE_MS it exits 1 and its log says why.
  */

@@ -1,6 +1,7 @@
 import { loadMeshConfig } from '../../mesh/mesh-config.ts';
 import { startAgent } from '../../mesh/agent-server.ts';
 import type { WardCommand } from '../command.ts';
+import { closeOnSignals, SHUTDOWN_GRACE_MS } from '../serving-command.ts';
 
 const USAGE = `Usage: ward agent <alias>
 
@@ -20,16 +21,8 @@ export const agentCommand: WardCommand = {
       return 2;
     }
     const { app } = await startAgent(loadMeshConfig(), alias);
-    let closing = false;
-    const close = () => {
-      if (closing) return;
-      closing = true;
-      app.close().then(() => process.exit(0));
-    };
-    process.once('SIGINT', close);
-    process.once('SIGTERM', close);
     // Started by a gateway that went away: stop with it rather than linger unsupervised.
-    process.once('disconnect', close);
+    closeOnSignals([app], SHUTDOWN_GRACE_MS, ['disconnect']);
     return 'running';
   },
 };

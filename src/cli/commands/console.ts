@@ -1,7 +1,6 @@
 import { loadConsoleConfig } from '../../console/console-config.ts';
 import { startConsole } from '../../console/console-server.ts';
-import { closeOnSignals } from '../../registry/server.ts';
-import type { WardCommand } from '../command.ts';
+import { servingCommand } from '../serving-command.ts';
 
 const USAGE = `Usage: ward console
 
@@ -11,13 +10,4 @@ http://127.0.0.1:$REGISTRY_PORT); docs/console.md.
 Example:
   REGISTRY_URL=http://127.0.0.1:8080 node src/cli/ward.ts console`;
 
-export const consoleCommand: WardCommand = {
-  name: 'console',
-  usage: USAGE,
-  takesArguments: false,
-  async run() {
-    const running = await startConsole(loadConsoleConfig());
-    closeOnSignals([running.app]);
-    return 'running';
-  },
-};
+export const consoleCommand = servingCommand('console', USAGE, async () => ({ apps: [(await startConsole(loadConsoleConfig())).app] }));

@@ -1,6 +1,6 @@
 import { loadMeshConfig } from '../../mesh/mesh-config.ts';
 import { startGateway } from '../../mesh/gateway/gateway-server.ts';
-import type { WardCommand } from '../command.ts';
+import { servingCommand } from '../serving-command.ts';
 
 const USAGE = `Usage: ward gateway
 
@@ -10,21 +10,8 @@ start as child processes on their first call (docs/mesh.md).
 Example:
   GATEWAY_PORT=8200 node src/cli/ward.ts gateway`;
 
-export const gatewayCommand: WardCommand = {
-  name: 'gateway',
-  usage: USAGE,
-  takesArguments: false,
-  async run() {
-    const gateway = await startGateway(loadMeshConfig());
-    console.log(`Ward mesh gateway: ${gateway.url}  (agents at ${gateway.url}/rpc/<alias>, health at ${gateway.url}/health)`);
-    let closing = false;
-    const close = () => {
-      if (closing) return;
-      closing = true;
-      gateway.close().then(() => process.exit(0));
-    };
-    process.once('SIGINT', close);
-    process.once('SIGTERM', close);
-    return 'running';
-  },
-};
+export const gatewayCommand = servingCommand('gateway', USAGE, async () => {
+  const gateway = await startGateway(loadMeshConfig());
+  console.log(`Ward mesh gateway: ${gateway.url}  (agents at ${gateway.url}/rpc/<alias>, health at ${gateway.url}/health)`);
+  return { apps: [gateway.app] };
+});

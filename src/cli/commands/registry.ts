@@ -1,6 +1,6 @@
 import { loadConfig } from '../../core/config.ts';
-import { closeOnSignals, startRegistry } from '../../registry/server.ts';
-import type { WardCommand } from '../command.ts';
+import { startRegistry } from '../../registry/server.ts';
+import { servingCommand } from '../serving-command.ts';
 
 const USAGE = `Usage: ward registry
 
@@ -11,14 +11,7 @@ SIGTERM.
 Example:
   DATABASE_URL=postgres://root@127.0.0.1:5432/test node src/cli/ward.ts registry`;
 
-export const registryCommand: WardCommand = {
-  name: 'registry',
-  usage: USAGE,
-  takesArguments: false,
-  async run() {
-    const config = loadConfig();
-    const app = await startRegistry(config);
-    closeOnSignals([app], config.REGISTRY_SHUTDOWN_GRACE_MS);
-    return 'running';
-  },
-};
+export const registryCommand = servingCommand('registry', USAGE, async () => {
+  const config = loadConfig();
+  return { apps: [await startRegistry(config)], graceMs: config.REGISTRY_SHUTDOWN_GRACE_MS };
+});

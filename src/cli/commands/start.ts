@@ -1,8 +1,7 @@
 import { loadConfig } from '../../core/config.ts';
 import { loadMeshConfig } from '../../mesh/mesh-config.ts';
-import { closeOnSignals } from '../../registry/server.ts';
 import { startService } from '../../service/start-service.ts';
-import type { WardCommand } from '../command.ts';
+import { servingCommand } from '../serving-command.ts';
 
 const USAGE = `Usage: ward start
 
@@ -14,29 +13,23 @@ environment (docs/configuration.md); stop it with Ctrl-C or SIGTERM.
 Example:
   REGISTRY_PORT=9080 node src/cli/ward.ts start`;
 
-export const startCommand: WardCommand = {
-  name: 'start',
-  usage: USAGE,
-  takesArguments: false,
-  async run() {
-    const config = loadConfig();
-    const service = await startService(config, loadMeshConfig());
-    closeOnSignals([service.console.app, service.registry, service.gateway.app], config.REGISTRY_SHUTDOWN_GRACE_MS);
-    const registryUrl = service.registry.ward.baseUrl();
-    console.log(
-      [
-        `Ward registry:  ${registryUrl}  (OpenAPI: ${registryUrl}/v1/openapi.json)`,
-        `Admin console:  ${service.console.url}${service.console.openAccess ? '  (development: open without sign-in)' : ''}`,
-        `Mesh gateway:   ${service.gateway.url}  (agents at ${service.gateway.url}/rpc/<alias>)`,
-        `Mesh agents registered: ${service.agentIds.join(', ')}`,
-        ...(config.REGISTRY_AUTH_MODE === 'disabled'
-          ? [
-              'Development mode: the registry asks for no credentials (REGISTRY_AUTH_MODE=disabled), so anyone who',
-              'can reach these ports can read and write. `ward mcp` needs no REGISTRY_API_KEY against it.',
-            ]
-          : []),
-      ].join('\n'),
-    );
-    return 'running';
-  },
-};
+export const startCommand = servingCommand('start', USAGE, async () => {
+  const config = loadConfig();
+  const service = await startService(config, loadMeshConfig());
+  const registryUrl = service.registry.ward.baseUrl();
+  console.log(
+    [
+      `Ward registry:  ${registryUrl}  (OpenAPI: ${registryUrl}/v1/openapi.json)`,
+      `Admin console:  ${service.console.url}${service.console.openAccess ? '  (development: open without sign-in)' : ''}`,
+      `Mesh gateway:   ${service.gateway.url}  (agents at ${service.gateway.url}/rpc/<alias>)`,
+      `Mesh agents registered: ${service.agentIds.join(', ')}`,
+      ...(config.REGISTRY_AUTH_MODE === 'disabled'
+        ? [
+            'Development mode: the registry asks for no credentials (REGISTRY_AUTH_MODE=disabled), so anyone who',
+            'can reach these ports can read and write. `ward mcp` needs no REGISTRY_API_KEY against it.',
+          ]
+        : []),
+    ].join('\n'),
+  );
+  return { apps: [service.console.app, service.registry, service.gateway.app], graceMs: config.REGISTRY_SHUTDOWN_GRACE_MS };
+});
