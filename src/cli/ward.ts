@@ -4,6 +4,7 @@
 // (command-index.ts).
 import { ConfigError } from '../core/config.ts';
 import { WARD_VERSION } from '../core/version.ts';
+import { UsageError } from './command.ts';
 import { COMMANDS } from './command-index.ts';
 
 function usage(): string {
@@ -56,6 +57,10 @@ async function main(argv: string[]): Promise<number | 'running'> {
   try {
     return await command.run(args);
   } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(error.message ? `ward ${command.name}: ${error.message}\n\n${command.usage}` : command.usage);
+      return 2;
+    }
     // node:util parseArgs refusing an option: one line naming it, then the usage.
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config.ts';
 import { storageOptionsFromConfig } from '../../core/storage/database.ts';
 import { MIGRATIONS } from '../../core/storage/migrations/index.ts';
-import type { WardCommand } from '../command.ts';
+import { UsageError, type WardCommand } from '../command.ts';
 
 const BACKUP_USAGE = `Usage: ward backup <file> [--force]
 
@@ -54,19 +54,11 @@ function describe(figures: ReturnType<typeof inspect>): string {
   return `${figures.agents} agents, ${figures.ledgerSize} ledger entries, ${figures.keys} signing keys, ${figures.migrations} of ${Object.keys(MIGRATIONS).length} migrations`;
 }
 
-function parse(args: string[], usage: string, command: string): { file: string; force: boolean } | number {
-  try {
-    const { values, positionals } = parseArgs({ args, options: { force: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true, strict: true });
-    if (values.help) {
-      console.log(usage);
-      return 0;
-    }
-    if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'name the backup file' : 'one file only');
-    return { file: resolve(positionals[0] as string), force: values.force };
-  } catch (error) {
-    console.error(`ward ${command}: ${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
+/** The one file named on the command line (resolved), and --force. */
+function parse(args: string[]): { file: string; force: boolean } {
+  const { values, positionals } = parseArgs({ args, options: { force: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'name the backup file' : 'one file only');
+  return { file: resolve(positionals[0] as string), force: values.force };
 }
 
 /** The embedded database's path, or undefined (after saying why) on PostgreSQL. */
@@ -81,73 +73,77 @@ function sqlitePath(command: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A command on one named file (and --force) and the embedded database, as `ward backup` and `ward
+ * restore` are; on PostgreSQL it says what to use instead and exits 2.
+ */
+function embeddedDatabaseCommand(
+  name: 'backup' | 'restore',
+  usage: string,
+  act: (parsed: { file: string; force: boolean }, database: string) => Promise<number>,
+): WardCommand {
+  return {
+    name,
+    usage,
+    async run(args) {
+      const parsed = parse(args);
+      const database = sqlitePath(name);
+      return database === undefined ? 2 : act(parsed, database);
+    },
+  };
+}
+
 /** `ward backup <file>`: an online, checked copy of the embedded database. */
-export const backupCommand: WardCommand = {
-  name: 'backup',
-  usage: BACKUP_USAGE,
-  async run(args) {
-    const parsed = parse(args, BACKUP_USAGE, 'backup');
-    if (typeof parsed === 'number') return parsed;
-    const source = sqlitePath('backup');
-    if (!source) return 2;
-    if (!existsSync(source)) {
-      console.error(`ward backup: there is no database at ${source} (REGISTRY_DATA_DIR)`);
-      return 1;
-    }
-    if (existsSync(parsed.file) && !parsed.force) {
-      console.error(`ward backup: ${parsed.file} exists; choose another name or pass --force`);
-      return 1;
-    }
-    // Written beside the target and renamed into place: a failed backup never leaves a partial file under its name.
-    const partial = join(dirname(parsed.file), `.${Date.now()}.ward-backup.partial`);
-    const database = new DatabaseSync(source);
-    try {
-      database.exec('PRAGMA busy_timeout = 5000');
-      await backup(database, partial);
-      const figures = inspect(partial);
-      renameSync(partial, parsed.file);
-      console.log(`backed up ${source} to ${parsed.file} (${statSync(parsed.file).size} bytes): ${describe(figures)}; integrity ok`);
-      return 0;
-    } catch (error) {
-      rmSync(partial, { force: true });
-      console.error(`ward backup: failed: ${(error as Error).message}`);
-      return 1;
-    } finally {
-      database.close();
-    }
-  },
-};
+export const backupCommand = embeddedDatabaseCommand('backup', BACKUP_USAGE, async (parsed, source) => {
+  if (!existsSync(source)) {
+    console.error(`ward backup: there is no database at ${source} (REGISTRY_DATA_DIR)`);
+    return 1;
+  }
+  if (existsSync(parsed.file) && !parsed.force) {
+    console.error(`ward backup: ${parsed.file} exists; choose another name or pass --force`);
+    return 1;
+  }
+  // Written beside the target and renamed into place: a failed backup never leaves a partial file under its name.
+  const partial = join(dirname(parsed.file), `.${Date.now()}.ward-backup.partial`);
+  const database = new DatabaseSync(source);
+  try {
+    database.exec('PRAGMA busy_timeout = 5000');
+    await backup(database, partial);
+    const figures = inspect(partial);
+    renameSync(partial, parsed.file);
+    console.log(`backed up ${source} to ${parsed.file} (${statSync(parsed.file).size} bytes): ${describe(figures)}; integrity ok`);
+    return 0;
+  } catch (error) {
+    rmSync(partial, { force: true });
+    console.error(`ward backup: failed: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    database.close();
+  }
+});
 
 /** `ward restore <file>`: puts a checked backup in place of the embedded database. */
-export const restoreCommand: WardCommand = {
-  name: 'restore',
-  usage: RESTORE_USAGE,
-  async run(args) {
-    const parsed = parse(args, RESTORE_USAGE, 'restore');
-    if (typeof parsed === 'number') return parsed;
-    const target = sqlitePath('restore');
-    if (!target) return 2;
-    if (!existsSync(parsed.file)) {
-      console.error(`ward restore: there is no file at ${parsed.file}`);
-      return 1;
-    }
-    let figures;
-    try {
-      figures = inspect(parsed.file);
-    } catch (error) {
-      console.error(`ward restore: ${parsed.file} cannot be restored: ${(error as Error).message}`);
-      return 1;
-    }
-    const wal = `${target}-wal`;
-    if (existsSync(wal) && statSync(wal).size > 0 && !parsed.force) {
-      console.error(`ward restore: ${target} looks in use (${wal} is not empty): stop the registry first, or pass --force after a crash`);
-      return 1;
-    }
-    const staged = `${target}.restoring`;
-    copyFileSync(parsed.file, staged);
-    for (const leftover of [wal, `${target}-shm`]) rmSync(leftover, { force: true });
-    renameSync(staged, target);
-    console.log(`restored ${parsed.file} to ${target}: ${describe(figures)}`);
-    return 0;
-  },
-};
+export const restoreCommand = embeddedDatabaseCommand('restore', RESTORE_USAGE, async (parsed, target) => {
+  if (!existsSync(parsed.file)) {
+    console.error(`ward restore: there is no file at ${parsed.file}`);
+    return 1;
+  }
+  let figures;
+  try {
+    figures = inspect(parsed.file);
+  } catch (error) {
+    console.error(`ward restore: ${parsed.file} cannot be restored: ${(error as Error).message}`);
+    return 1;
+  }
+  const wal = `${target}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0 && !parsed.force) {
+    console.error(`ward restore: ${target} looks in use (${wal} is not empty): stop the registry first, or pass --force after a crash`);
+    return 1;
+  }
+  const staged = `${target}.restoring`;
+  copyFileSync(parsed.file, staged);
+  for (const leftover of [wal, `${target}-shm`]) rmSync(leftover, { force: true });
+  renameSync(staged, target);
+  console.log(`restored ${parsed.file} to ${target}: ${describe(figures)}`);
+  return 0;
+});

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { clusterUp } from '../../service/cluster-up.ts';
-import type { WardCommand } from '../command.ts';
+import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward cluster up [--instances N] [--port P]
 
@@ -23,23 +23,11 @@ export const clusterCommand: WardCommand = {
   name: 'cluster',
   usage: USAGE,
   async run(args) {
-    const [action, ...rest] = args;
-    let values;
-    try {
-      values = parseArgs({ args: rest, options: { instances: { type: 'string', default: '3' }, port: { type: 'string', default: '8090' }, help: { type: 'boolean', short: 'h', default: false } }, strict: true }).values;
-    } catch (error) {
-      console.error(`ward cluster: ${(error as Error).message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (values.help || action === '--help' || action === '-h') {
-      console.log(USAGE);
-      return 0;
-    }
+    const { values } = parseArgs({ args: argumentsAfter('up', args), options: { instances: { type: 'string', default: '3' }, port: { type: 'string', default: '8090' } }, strict: true });
     const instances = Number(values.instances);
     const port = Number(values.port);
-    if (action !== 'up' || !Number.isInteger(instances) || instances < 1 || instances > 8 || !Number.isInteger(port) || port < 0 || port > 65535) {
-      console.error(action === 'up' ? `ward cluster: --instances takes 1 to 8 and --port a port\n\n${USAGE}` : USAGE);
-      return 2;
+    if (!Number.isInteger(instances) || instances < 1 || instances > 8 || !Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new UsageError('--instances takes 1 to 8 and --port a port');
     }
     const databaseUrl = process.env.DATABASE_URL;
     if (!databaseUrl) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { federationUp } from '../../service/federation-up.ts';
-import type { WardCommand } from '../command.ts';
+import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward federation up [--base-port <port>] [--dir <path>]
 
@@ -23,21 +23,10 @@ export const federationCommand: WardCommand = {
   name: 'federation',
   usage: USAGE,
   async run(args) {
-    const [action, ...rest] = args;
-    if (action !== 'up') {
-      console.error(action === undefined ? USAGE : `ward federation: unknown action "${action}"\n\n${USAGE}`);
-      return 2;
-    }
-    let options: { basePort: number; dataDir: string };
-    try {
-      const { values } = parseArgs({ args: rest, options: { 'base-port': { type: 'string', default: '8180' }, dir: { type: 'string' } }, strict: true });
-      const basePort = Number(values['base-port']);
-      if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65533) throw new Error('--base-port must be 0 or a port up to 65533');
-      options = { basePort, dataDir: values.dir ? resolve(values.dir) : mkdtempSync(resolve(tmpdir(), 'ward-federation-')) };
-    } catch (error) {
-      console.error(`ward federation: ${(error as Error).message}\n\n${USAGE}`);
-      return 2;
-    }
+    const { values } = parseArgs({ args: argumentsAfter('up', args), options: { 'base-port': { type: 'string', default: '8180' }, dir: { type: 'string' } }, strict: true });
+    const basePort = Number(values['base-port']);
+    if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65533) throw new UsageError('--base-port must be 0 or a port up to 65533');
+    const options = { basePort, dataDir: values.dir ? resolve(values.dir) : mkdtempSync(resolve(tmpdir(), 'ward-federation-')) };
     const federation = await federationUp({ ...options, log: (line) => console.log(line) });
     const [root, sovereign, organisation] = federation.tiers;
     if (!root || !sovereign || !organisation) throw new Error('the federation did not start');

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../../core/storage/migrator.ts';
 import { runWrite } from '../../core/storage/write-unit.ts';
 import { TIER_NAMES, type Tier } from '../../core/tiers.ts';
 import { createApiKeyService } from '../../registry/keys/api-key-service.ts';
-import type { WardCommand } from '../command.ts';
+import { UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward keys create --org <org_id> [--name <display name>] [--tier ${TIER_NAMES.join('|')}] [--scopes registry:read,registry:admin] [--expires <RFC 3339>]
 
@@ -27,17 +27,11 @@ export const keysCommand: WardCommand = {
       allowPositionals: true,
       options: { org: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' } },
     });
-    if (positionals[0] !== 'create' || !values.org) {
-      console.error(USAGE);
-      return 2;
-    }
+    if (positionals[0] !== 'create' || !values.org) throw new UsageError();
     const tier = (values.tier ?? 'developer') as Tier;
     const scopes = (values.scopes ?? 'registry:read').split(',').map((s) => s.trim()) as Scope[];
     const unknown = [...scopes.filter((s) => !(SCOPES as readonly string[]).includes(s)), ...(TIER_NAMES.includes(tier) ? [] : [tier])];
-    if (unknown.length > 0) {
-      console.error(`ward keys: unknown ${unknown.join(', ')}\n\n${USAGE}`);
-      return 2;
-    }
+    if (unknown.length > 0) throw new UsageError(`unknown ${unknown.join(', ')}`);
     const config = loadConfig();
     const storage = await openStorage(storageOptionsFromConfig(config));
     try {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { auditLedger } from '../../client/ledger-audit.ts';
 import { createRegistryClient } from '../../client/registry-client.ts';
 import type { SignedTreeHeadDocument } from '../../client/ledger-verifier.ts';
-import type { WardCommand } from '../command.ts';
+import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward ledger verify --url <registry> [--leaf <index>]... [--state <file>] [--full]
 
@@ -23,32 +23,18 @@ export const ledgerCommand: WardCommand = {
   name: 'ledger',
   usage: USAGE,
   async run(args) {
-    const [action, ...rest] = args;
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: rest,
-        options: {
-          url: { type: 'string', default: 'http://127.0.0.1:8080' },
-          leaf: { type: 'string', multiple: true, default: [] },
-          state: { type: 'string' },
-          full: { type: 'boolean', default: false },
-        },
-        strict: true,
-      }).values;
-    } catch (error) {
-      console.error(`ward ledger: ${(error as Error).message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (action !== 'verify') {
-      console.error(action === undefined ? USAGE : `ward ledger: unknown action "${action}"\n\n${USAGE}`);
-      return 2;
-    }
+    const parsed = parseArgs({
+      args: argumentsAfter('verify', args),
+      options: {
+        url: { type: 'string', default: 'http://127.0.0.1:8080' },
+        leaf: { type: 'string', multiple: true, default: [] },
+        state: { type: 'string' },
+        full: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
     const leaves = parsed.leaf.map(Number);
-    if (leaves.some((leaf) => !Number.isSafeInteger(leaf) || leaf < 0)) {
-      console.error(`ward ledger: --leaf takes a leaf index (a non-negative integer)\n\n${USAGE}`);
-      return 2;
-    }
+    if (leaves.some((leaf) => !Number.isSafeInteger(leaf) || leaf < 0)) throw new UsageError('--leaf takes a leaf index (a non-negative integer)');
     const previous = parsed.state && existsSync(parsed.state) ? readState(parsed.state) : undefined;
     const registry = createRegistryClient({ baseUrl: parsed.url, urlSetting: '--url', userAgent: 'ward-ledger' });
     const report = await auditLedger({ registry, leaves, previous, full: parsed.full });

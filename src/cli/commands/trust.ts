@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyTrustBundle, type TrustAnchorInput } from '../../registry/trust/bundle-verifier.ts';
-import type { WardCommand } from '../command.ts';
+import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward trust verify <bundle.json> --anchor <anchor.json> [--online] [--at <time>]
 
@@ -18,26 +18,12 @@ Example:
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-class UsageError extends Error {}
-
 /** `ward trust verify`: the offline (and optionally online) trust-chain verifier. */
 export const trustCommand: WardCommand = {
   name: 'trust',
   usage: USAGE,
   async run(args) {
-    const [action, ...rest] = args;
-    if (action !== 'verify') {
-      console.error(action === undefined ? USAGE : `ward trust: unknown action "${action}"\n\n${USAGE}`);
-      return 2;
-    }
-    let input: { bundle: unknown; anchor: TrustAnchorInput; at: Date; online: boolean };
-    try {
-      input = readInput(rest);
-    } catch (error) {
-      if (!(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
-      console.error(`ward trust: ${(error as Error).message}\n\n${USAGE}`);
-      return 2;
-    }
+    const input = readInput(argumentsAfter('verify', args));
     const result = await verifyTrustBundle(input.bundle, input.anchor, input.at, input.online ? { online: {} } : {});
     console.log(report(input.bundle, result, input.online));
     return result.valid ? 0 : 1;
