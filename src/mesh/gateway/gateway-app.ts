@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
@@ -7,13 +6,12 @@ import { firstHeader, httpKit, serverLogger } from '../../core/http/http-kit.ts'
 import { createServerMetrics, probesAndMetrics } from '../../core/http/http-metrics.ts';
 import { scanForPhi, scanHeadersForPhi } from '../../core/phi/index.ts';
 import type { MeshConfig } from '../mesh-config.ts';
-import { MESH_BODY_LIMIT_BYTES } from '../runtime/agent-runtime.ts';
 import type { MeshPrincipal } from '../runtime/auth.ts';
 import type { DidResolver } from '../runtime/did/did-web.ts';
-import { answerFrameworkErrorsAsJsonRpc, jsonRpcFrameworkErrorOptions } from '../runtime/http-errors.ts';
+import { jsonRpcFrameworkErrorOptions } from '../runtime/http-errors.ts';
 import { failure } from '../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject, type JsonRpcErrorObject } from '../runtime/mesh-errors.ts';
-import { createMeshRequestAuthenticator } from '../runtime/request-authentication.ts';
+import { MESH_BODY_LIMIT_BYTES, meshTransport } from '../runtime/mesh-transport.ts';
 import { nextTraceparent, parseTraceparent } from '../runtime/trace-context.ts';
 import { AgentFleet } from './agent-fleet.ts';
 import type { AgentProcessSnapshot } from './agent-process.ts';
@@ -21,7 +19,6 @@ import { FORWARDED_REQUEST_HEADERS, forward, pickHeaders } from './forward.ts';
 import { decodeBody, errorsFor, plainHttpStatus } from './gateway-errors.ts';
 import { loadManifest, type AgentManifest } from './manifest.ts';
 import { proxyWebSocket } from './ws-proxy.ts';
-import { closeSocketsForShutdown } from '../runtime/streaming/websocket.ts';
 
 export type BuildGatewayOptions = {
   readonly config: MeshConfig;
@@ -85,8 +82,8 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     },
   });
   app.decorate('meshFleet', fleet);
-  const authenticate = createMeshRequestAuthenticator(config, clock, options.didResolver);
-  const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => authenticate(request.headers, body);
+  await app.register(meshTransport, { config, clock, didResolver: options.didResolver, notFoundMessage: 'No such path; JSON-RPC goes to POST /rpc/{alias}.' });
+  const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => app.meshAuthenticate(request.headers, body);
   const upstreamHeaders = (request: FastifyRequest, traceparent: string) => ({
     ...pickHeaders(request.headers, FORWARDED_REQUEST_HEADERS),
     traceparent,
@@ -99,9 +96,6 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     return meshErrorObject('INTERNAL_ERROR');
   };
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES }, preClose: closeSocketsForShutdown });
   app.addHook('onRequest', async (request) => {
     const trace = parseTraceparent(header(request, 'traceparent'));
     if (trace) request.log = request.log.child({ trace_id: trace.traceId });
@@ -233,8 +227,6 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       agents: authenticated ? agents : agents.map(publicAgentView(config.REGISTRY_ENV === 'production')),
     };
   });
-
-  answerFrameworkErrorsAsJsonRpc(app, 'No such path; JSON-RPC goes to POST /rpc/{alias}.');
 
   const idleTimeouts = [config.GATEWAY_IDLE_TIMEOUT_MS, ...[...manifest.agents.values()].map((agent) => agent.idleTimeoutMs ?? 0)].filter((ms) => ms > 0);
   const sweepEvery = Math.min(30_000, Math.max(100, Math.floor(Math.min(...idleTimeouts, 120_000) / 4)));

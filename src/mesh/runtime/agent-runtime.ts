@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { firstHeader, serverLogger } from '../../core/http/http-kit.ts';
@@ -11,21 +10,19 @@ import type { MeshPrincipal } from './auth.ts';
 import { buildAgentCard } from './card.ts';
 import type { ConsentChecker } from './consent-requirement.ts';
 import type { DidResolver } from './did/did-web.ts';
-import { answerFrameworkErrorsAsJsonRpc, jsonRpcFrameworkErrorOptions } from './http-errors.ts';
+import { jsonRpcFrameworkErrorOptions } from './http-errors.ts';
 import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from './jsonrpc.ts';
 import type { MeshAgent } from './mesh-agent.ts';
-import { createMeshRequestAuthenticator } from './request-authentication.ts';
+import { MESH_BODY_LIMIT_BYTES, meshTransport } from './mesh-transport.ts';
 import { isMeshRpcError } from './mesh-errors.ts';
 import { writeSseStream } from './streaming/sse.ts';
-import { closeSocketsForShutdown, serveMeshSocket } from './streaming/websocket.ts';
+import { serveMeshSocket } from './streaming/websocket.ts';
 import { SqliteTaskStore } from './tasks/sqlite-task-store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 import { watchTask, type RuntimeCallContext } from './tasks/task-methods.ts';
 import type { TaskStore } from './tasks/task-store.ts';
 import { nextTraceparent } from './trace-context.ts';
 
-/** Contract §2's body limit, applied to mesh payloads too. */
-export const MESH_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export type BuildAgentAppOptions = {
   readonly agent: MeshAgent;
@@ -87,11 +84,10 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
   const interrupted = tasks?.failInterrupted() ?? 0;
   if (interrupted > 0) app.log.warn({ interrupted }, 'tasks interrupted by the previous stop were marked failed');
   const methods = agentMethodTable(agent, tasks, options.consent);
-  const authenticate = createMeshRequestAuthenticator(config, clock, options.didResolver);
   const stopping = new AbortController();
   const onInternalError = (error: unknown, request?: JsonRpcRequest) => app.log.error({ err: error, method: request?.method }, 'method failed');
 
-  const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => authenticate(request.headers, body);
+  const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => app.meshAuthenticate(request.headers, body);
   const contextFor = (request: FastifyRequest, principal: MeshPrincipal, signal: AbortSignal, transport: 'http' | 'websocket'): RuntimeCallContext => {
     const lastEventId = header(request, 'last-event-id');
     return {
@@ -110,10 +106,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
     return reply.code(error.httpStatus).send(failure(null, error.toErrorObject()));
   };
 
-  app.removeAllContentTypeParsers();
-  // The body stays raw: JSON-RPC answers bad JSON with -32700 itself, and DID_VERIFY signs the bytes.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  await app.register(websocket, { options: { maxPayload: MESH_BODY_LIMIT_BYTES }, preClose: closeSocketsForShutdown });
+  await app.register(meshTransport, { config, clock, didResolver: options.didResolver, notFoundMessage: 'No such path; JSON-RPC goes to POST /.' });
   app.addHook('preClose', async () => stopping.abort());
   app.addHook('onClose', async () => {
     await tasks?.close();
@@ -190,7 +183,6 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
   });
 
   await agent.routes?.(app);
-  answerFrameworkErrorsAsJsonRpc(app, 'No such path; JSON-RPC goes to POST /.');
   await app.ready();
   return app;
 }
