@@ -2,14 +2,14 @@
 import { importTrustedJwks, selectJwkKeys } from './jwks.ts';
 import {
   CLOCK_SKEW_SECONDS,
-  isOversized,
-  sectionElements,
+  verifySection,
+  type ElementProblem,
   type JwkObject,
   type TrustBinding,
   type TrustValidationError,
   type TrustedKey,
 } from './trust-types.ts';
-import { bindingMismatches, parseCompactJws, timeWindowProblem, verifyWithAnyKey } from './jws.ts';
+import { bindingMismatches, parseJwsElement, timeWindowProblem, verifyWithAnyKey } from './jws.ts';
 
 /** An attestation issuer the caller trusts, with the keys it signs with. */
 export type KnownIssuer = { iss: string; jwks: { keys: JwkObject[] } };
@@ -26,9 +26,6 @@ export async function checkAttestations(
   now: Date,
 ): Promise<{ errors: TrustValidationError[]; verifiedCount: number }> {
   const errors: TrustValidationError[] = [];
-  let verifiedCount = 0;
-  const list = sectionElements(attestations, 'attestations', 'ATTESTATION_MALFORMED', errors);
-  if (!list) return { errors, verifiedCount };
   // Issuer keys are imported on first use only: the caller may know many issuers, a record cites few.
   const issuerKeys = new Map<string, TrustedKey[]>();
   const keysOf = (iss: string): TrustedKey[] | undefined => {
@@ -41,14 +38,9 @@ export async function checkAttestations(
     }
     return keys;
   };
-  for (const [index, element] of list.entries()) {
-    const error = await checkOne(element, keysOf, binding, now);
-    if (error === undefined) {
-      verifiedCount += 1;
-    } else {
-      errors.push({ ...error, pointer: `/trust/attestations/${index}` });
-    }
-  }
+  const verifiedCount = await verifySection(attestations, 'attestations', 'ATTESTATION_MALFORMED', errors, (element) =>
+    checkOne(element, keysOf, binding, now),
+  );
   return { errors, verifiedCount };
 }
 
@@ -57,17 +49,9 @@ async function checkOne(
   keysOf: (iss: string) => TrustedKey[] | undefined,
   binding: TrustBinding,
   now: Date,
-): Promise<Omit<TrustValidationError, 'pointer'> | undefined> {
-  if (typeof element !== 'string' || isOversized(element)) {
-    return { code: 'ATTESTATION_MALFORMED', message: 'An attestation must be a string of at most 16 KiB.' };
-  }
-  const parsed = parseCompactJws(element);
-  if (!parsed.ok) {
-    return {
-      code: parsed.problem === 'alg' ? 'ATTESTATION_INVALID' : 'ATTESTATION_MALFORMED',
-      message: parsed.message,
-    };
-  }
+): Promise<ElementProblem | undefined> {
+  const parsed = parseJwsElement(element, 'An attestation', { malformed: 'ATTESTATION_MALFORMED', alg: 'ATTESTATION_INVALID' });
+  if ('problem' in parsed) return parsed.problem;
   const { jws } = parsed;
   const iss = jws.payload['iss'];
   if (typeof iss !== 'string')

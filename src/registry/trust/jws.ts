@@ -7,8 +7,11 @@ import {
   ALLOWED_JWS_ALGS,
   CLOCK_SKEW_SECONDS,
   isJsonObject,
+  isOversized,
   type AllowedJwsAlg,
+  type ElementProblem,
   type TrustBinding,
+  type TrustValidationErrorCode,
 } from './trust-types.ts';
 
 /** A structurally sound compact JWS with an allowed alg and a JSON-object payload (not yet verified). */
@@ -95,6 +98,24 @@ export function parseCompactJws(token: string): JwsParseOutcome {
     }
   }
   return { ok: true, jws: { token, alg: alg as AllowedJwsAlg, header, payload } };
+}
+
+/**
+ * One submitted element of a JWS section parsed, or its problem: not a string of at most 16 KiB, or
+ * not a sound compact JWS (`codes.malformed`), or a forbidden alg (`codes.alg`). `noun` names the
+ * element in the message ("A signature").
+ */
+export function parseJwsElement(
+  element: unknown,
+  noun: string,
+  codes: { malformed: TrustValidationErrorCode; alg: TrustValidationErrorCode },
+): { jws: ParsedJws } | { problem: ElementProblem } {
+  if (typeof element !== 'string' || isOversized(element)) {
+    return { problem: { code: codes.malformed, message: `${noun} must be a string of at most 16 KiB.` } };
+  }
+  const parsed = parseCompactJws(element);
+  if (!parsed.ok) return { problem: { code: parsed.problem === 'alg' ? codes.alg : codes.malformed, message: parsed.message } };
+  return { jws: parsed.jws };
 }
 
 /** True when any candidate key verifies the JWS. Keys are tried in order; each failure just moves on. */

@@ -6,14 +6,14 @@ import { keyFitsAlg, selectJwkKeys } from './jwks.ts';
 import {
   bindingMismatches,
   headerOffersKey,
-  parseCompactJws,
+  parseJwsElement,
   timeWindowProblem,
   verifyWithAnyKey,
 } from './jws.ts';
 import {
-  isOversized,
-  sectionElements,
+  verifySection,
   type AllowedJwsAlg,
+  type ElementProblem,
   type TrustBinding,
   type TrustValidationError,
   type TrustedKey,
@@ -76,17 +76,9 @@ export async function checkSignatures(
   now: Date,
 ): Promise<{ errors: TrustValidationError[]; verifiedCount: number }> {
   const errors: TrustValidationError[] = [];
-  let verifiedCount = 0;
-  const list = sectionElements(signatures, 'signatures', 'SIGNATURE_MALFORMED', errors);
-  if (!list) return { errors, verifiedCount };
-  for (const [index, element] of list.entries()) {
-    const error = await checkOne(element, sources, binding, now);
-    if (error === undefined) {
-      verifiedCount += 1;
-    } else {
-      errors.push({ ...error, pointer: `/trust/signatures/${index}` });
-    }
-  }
+  const verifiedCount = await verifySection(signatures, 'signatures', 'SIGNATURE_MALFORMED', errors, (element) =>
+    checkOne(element, sources, binding, now),
+  );
   return { errors, verifiedCount };
 }
 
@@ -95,17 +87,9 @@ async function checkOne(
   sources: SignatureKeySources,
   binding: TrustBinding,
   now: Date,
-): Promise<Omit<TrustValidationError, 'pointer'> | undefined> {
-  if (typeof element !== 'string' || isOversized(element)) {
-    return { code: 'SIGNATURE_MALFORMED', message: 'A signature must be a string of at most 16 KiB.' };
-  }
-  const parsed = parseCompactJws(element);
-  if (!parsed.ok) {
-    return {
-      code: parsed.problem === 'alg' ? 'SIGNATURE_ALG_FORBIDDEN' : 'SIGNATURE_MALFORMED',
-      message: parsed.message,
-    };
-  }
+): Promise<ElementProblem | undefined> {
+  const parsed = parseJwsElement(element, 'A signature', { malformed: 'SIGNATURE_MALFORMED', alg: 'SIGNATURE_ALG_FORBIDDEN' });
+  if ('problem' in parsed) return parsed.problem;
   const { jws } = parsed;
   const candidates = selectCandidates(jws.header, jws.alg, sources);
   if ('malformed' in candidates) return { code: 'SIGNATURE_MALFORMED', message: candidates.malformed };

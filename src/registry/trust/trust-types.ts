@@ -138,3 +138,26 @@ export function sectionElements(
   }
   return elementsToCheck(value, { code, pointer, noun: section, limit: TRUST_LIMITS[section] }, errors);
 }
+
+/** A problem with one element of a trust section, before its pointer is known. */
+export type ElementProblem = Omit<TrustValidationError, 'pointer'>;
+
+/**
+ * Checks each element of `trust.<section>` (as {@link sectionElements} bounds it) with `check`, adds
+ * one error per element that fails, at its pointer, and returns how many passed.
+ */
+export async function verifySection(
+  value: unknown,
+  section: 'signatures' | 'attestations',
+  code: TrustValidationErrorCode,
+  errors: TrustValidationError[],
+  check: (element: unknown) => Promise<ElementProblem | undefined>,
+): Promise<number> {
+  let verified = 0;
+  for (const [index, element] of (sectionElements(value, section, code, errors) ?? []).entries()) {
+    const problem = await check(element);
+    if (problem === undefined) verified += 1;
+    else errors.push({ ...problem, pointer: `/trust/${section}/${index}` });
+  }
+  return verified;
+}
