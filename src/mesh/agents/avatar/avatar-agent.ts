@@ -103,7 +103,7 @@ export function createAvatarAgent(options: AvatarAgentOptions): MeshAgent {
     },
     routes: (app) => {
       registerDevTokenRoute(app, options.config, options.clock);
-      registerSpeechRoutes(app, { config: options.config, clock: options.clock, ...(options.speech ? { engine: options.speech } : {}) });
+      registerSpeechRoutes(app, { config: options.config, ...(options.speech ? { engine: options.speech } : {}) });
       registerAvatarPage(app);
     },
   };

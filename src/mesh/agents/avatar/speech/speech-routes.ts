@@ -1,17 +1,15 @@
 /**
  * `POST /tts` and `GET /tts/voices` on the avatar agent (contract §10; docs/avatar.md, "Speech"),
- * added through the runtime's `routes` hook. Both take the same mesh credentials as JSON-RPC and are
- * checked by the same authenticator; failures are the agent's JSON-RPC error envelope (`id: null`)
- * with an HTTP status that says what happened.
+ * added through the runtime's `routes` hook. Both take the same mesh credentials as JSON-RPC, checked
+ * by the runtime's own `meshAuthenticate`; failures are the agent's JSON-RPC error envelope
+ * (`id: null`) with an HTTP status that says what happened.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { Clock } from '../../../../core/clock.ts';
 import type { MeshConfig } from '../../../mesh-config.ts';
 import { failure } from '../../../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject, type MeshErrorName } from '../../../runtime/mesh-errors.ts';
-import { createMeshRequestAuthenticator } from '../../../runtime/request-authentication.ts';
 import { SpeechEngineError, type EspeakRunOptions } from './espeak.ts';
 import { speechTokens } from './spoken-words.ts';
 import { synthesizeSpeech } from './synthesize.ts';
@@ -40,7 +38,6 @@ const checkTtsBody = Compile(TtsBody);
 
 export type SpeechRouteOptions = {
   readonly config: MeshConfig;
-  readonly clock: Clock;
   /** Overrides of the engine settings (tests); default `ESPEAK_NG_PATH` and the limits above. */
   readonly engine?: Partial<EspeakRunOptions>;
 };
@@ -59,7 +56,9 @@ function reasonOf(error: { message: string; params?: unknown }): string {
 export function registerSpeechRoutes(app: FastifyInstance, options: SpeechRouteOptions): void {
   const { config } = options;
   const engine: EspeakRunOptions = { path: config.ESPEAK_NG_PATH, timeoutMs: TTS_TIMEOUT_MS, maxOutputBytes: MAX_WAV_BYTES, ...options.engine };
-  const authenticate = createMeshRequestAuthenticator(config, options.clock);
+  // The runtime's own check (the ward-mesh-transport plugin), so the same credentials and DID resolver.
+  if (!app.hasDecorator('meshAuthenticate')) throw new Error('registerSpeechRoutes needs the ward-mesh-transport plugin (an agent app from buildAgentApp)');
+  const authenticate = app.meshAuthenticate;
 
   /** The runtime's checks, in its order: the token, then (DID_VERIFY) the body signature. Undefined once refused. */
   const authenticated = async (request: FastifyRequest, reply: FastifyReply, body?: Buffer): Promise<true | undefined> => {
