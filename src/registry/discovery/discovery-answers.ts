@@ -1,0 +1,76 @@
+/**
+ * The answers of `GET /v1/discover` without Fastify (contract §4, §5): the local answer, serialised
+ * once and, with REGISTRY_SIGN_RESPONSES, signed; and the federated answer behind its access policy
+ * (root and sovereign registries only, callers whose tier includes federation), signed likewise.
+ * The route binds them to HTTP and caches the local answer.
+ */
+import type { CallContext } from '../../core/call-context.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Config } from '../../core/config.ts';
+import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
+import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import { WardError } from '../../core/errors.ts';
+import { timeoutWithinBudget, type FederatedDiscovery } from '../federation/federated-discovery.ts';
+import type { DiscoveryQuery, DiscoveryResult, DiscoveryService } from './discovery-service.ts';
+
+export type DiscoveryAnswerDeps = {
+  readonly config: Pick<Config, 'REGISTRY_SIGN_RESPONSES' | 'REGISTRY_TIER' | 'REGISTRY_FEDERATION_TIMEOUT_MS'>;
+  readonly discovery: DiscoveryService;
+  readonly federatedDiscovery: FederatedDiscovery;
+  readonly signer: RegistrySigner;
+  readonly clock: Clock;
+  /** The registry's public base URL, the signed answers' `iss`. */
+  baseUrl(): string;
+};
+
+type LocalBody = { query: DiscoveryQuery; results: DiscoveryResult[]; result_count: number };
+
+export function createDiscoveryAnswers(deps: DiscoveryAnswerDeps) {
+  const { config, discovery, signer, clock } = deps;
+  const issuedAt = () => Math.floor(clock.now().getTime() / 1000);
+
+  return {
+    /** This registry's own answer to `query`, as the JSON bytes sent (and cached by the route). */
+    async local(query: DiscoveryQuery): Promise<Buffer> {
+      const results = await discovery.discover(query);
+      const body: LocalBody = { query, results, result_count: results.length };
+      // Serialised once: the signed payload is {...body, iss, iat} and the answer {...body,
+      // signed_response}, each the body's JSON with members appended (the same bytes as
+      // JSON.stringify of those objects, without serialising a large document three times).
+      let text = JSON.stringify(body);
+      if (config.REGISTRY_SIGN_RESPONSES) {
+        const open = text.slice(0, -1);
+        const signed = `${open},"iss":${JSON.stringify(deps.baseUrl())},"iat":${issuedAt()}}`;
+        text = `${open},"signed_response":${JSON.stringify(await signer.signJson(signed, DISCOVERY_TYP))}}`;
+      }
+      return Buffer.from(text);
+    },
+
+    /**
+     * Contract §5: a root or sovereign registry also asks its children, for callers whose tier has
+     * Federation = yes (and for parent registries and callers without a tier, e.g. auth disabled).
+     * Not cached: the answer depends on other registries. A parent registry says how long it waits
+     * (`budget`, the `ward-federation-budget-ms` header); this registry then waits less for its own
+     * children, so that the parent gets this registry's own agents even when a child further down is slow.
+     */
+    async federated(query: DiscoveryQuery, ctx: CallContext, budget: string | string[] | undefined) {
+      if (config.REGISTRY_TIER === 'organisational') {
+        throw new WardError('TIER_VIOLATION', 'Federated discovery is offered by root and sovereign registries.', { tier: config.REGISTRY_TIER });
+      }
+      if (ctx.tier && !ctx.tier.limits.federation) {
+        throw new WardError('TIER_FEATURE_UNAVAILABLE', `Federated discovery is not part of the ${ctx.tier.name} tier.`, { tier: ctx.tier.name, feature: 'federation' });
+      }
+      const local = await discovery.discover(query);
+      const configured = config.REGISTRY_FEDERATION_TIMEOUT_MS;
+      const timeoutMs = ctx.principal.kind === 'registry' ? timeoutWithinBudget(configured, budget) : configured;
+      const answer = await deps.federatedDiscovery.discover(query, local, { timeoutMs });
+      const federation = { partial: answer.children.some((child) => child.status !== 'ok' || child.partial === true), children: answer.children };
+      const body = { query: { ...query, federated: true }, results: answer.results, result_count: answer.results.length, federation };
+      if (!config.REGISTRY_SIGN_RESPONSES) return body;
+      const signed = { ...body, iss: deps.baseUrl(), iat: issuedAt() };
+      return { ...body, signed_response: await signer.sign(signed, DISCOVERY_TYP) };
+    },
+  };
+}
+
+export type DiscoveryAnswers = ReturnType<typeof createDiscoveryAnswers>;
