@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createTable } from './create-table.ts';
 
 /**
  * Discovery and health: the skill index, the ranking columns discovery orders by, endpoint health
@@ -11,12 +12,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // 2 healthy, 1 unknown, 0 unhealthy: the best reading among the agent's endpoints.
   await db.schema.alterTable('agents').addColumn('health_rank', 'integer', (c) => c.notNull().defaultTo(1)).execute();
 
-  await db.schema
-    .createTable('agent_skills')
-    .addColumn('skill', 'text', (c) => c.notNull())
-    .addColumn('agent_id', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('agent_skills_pk', ['skill', 'agent_id'])
-    .execute();
+  await createTable(db, 'agent_skills', {
+    skill: 'text not null',
+    agent_id: 'text not null',
+  }, { primaryKey: ['skill', 'agent_id'] });
   await db.schema.createIndex('agent_skills_agent').on('agent_skills').column('agent_id').execute();
   // Covers everything discovery filters and ranks on, so ranking never reads the wide rows with their
   // JSON documents (measured at 100 000 agents: 2.2 ms → 1.0 ms for a skill held by 1 000 agents).
@@ -29,22 +28,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // and walks every active agent instead of starting from the skill (measured: 2.3 ms vs 0.3 ms at
   // 10 000 agents). Discovery goes skill index → agent primary key.
 
-  await db.schema
-    .createTable('endpoint_health')
-    .addColumn('agent_id', 'text', (c) => c.notNull())
-    .addColumn('endpoint_index', 'integer', (c) => c.notNull())
-    .addColumn('url', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('reason', 'text')
-    .addColumn('latency_ms', 'integer')
-    .addColumn('checked_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('endpoint_health_pk', ['agent_id', 'endpoint_index'])
-    .execute();
+  await createTable(db, 'endpoint_health', {
+    agent_id: 'text not null',
+    endpoint_index: 'integer not null',
+    url: 'text not null',
+    status: 'text not null',
+    reason: 'text',
+    latency_ms: 'integer',
+    checked_at: 'text not null',
+  }, { primaryKey: ['agent_id', 'endpoint_index'] });
 
-  await db.schema
-    .createTable('leases')
-    .addColumn('name', 'text', (c) => c.primaryKey())
-    .addColumn('holder', 'text', (c) => c.notNull())
-    .addColumn('expires_at', 'text', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'leases', {
+    name: 'text primary key',
+    holder: 'text not null',
+    expires_at: 'text not null',
+  });
 }

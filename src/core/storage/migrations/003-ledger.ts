@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createTable } from './create-table.ts';
 import type { Database } from '../schema.ts';
 import { appendLedgerLeaves } from '../stores/ledger-store.ts';
 import { listEvents } from '../stores/event-store.ts';
@@ -10,22 +11,19 @@ import { listEvents } from '../stores/event-store.ts';
  * covers the registry's whole history.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('ledger_leaves')
-    .addColumn('leaf_index', 'bigint', (c) => c.primaryKey())
-    .addColumn('seq', 'bigint', (c) => c.notNull().unique())
-    .addColumn('leaf_hash', 'text', (c) => c.notNull())
-    .addColumn('entry', 'text', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'ledger_leaves', {
+    leaf_index: 'bigint primary key',
+    seq: 'bigint not null unique',
+    leaf_hash: 'text not null',
+    entry: 'text not null',
+  });
   await db.schema.createIndex('ledger_leaves_leaf_hash').on('ledger_leaves').column('leaf_hash').execute();
 
-  await db.schema
-    .createTable('ledger_nodes')
-    .addColumn('level', 'integer', (c) => c.notNull())
-    .addColumn('node_index', 'bigint', (c) => c.notNull())
-    .addColumn('hash', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('ledger_nodes_pk', ['level', 'node_index'])
-    .execute();
+  await createTable(db, 'ledger_nodes', {
+    level: 'integer not null',
+    node_index: 'bigint not null',
+    hash: 'text not null',
+  }, { primaryKey: ['level', 'node_index'] });
 
   const typed = db as unknown as Kysely<Database>;
   for (let afterSeq = 0; ; ) {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createTable } from './create-table.ts';
 
 /**
  * Federation (contract §5, docs/federation.md).
@@ -8,32 +9,30 @@ import type { Kysely } from 'kysely';
  *   the parent's keys), so every instance and a restart start from the last good chain.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('registries')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('display_name', 'text', (c) => c.notNull())
-    .addColumn('jurisdiction', 'text', (c) => c.notNull())
-    .addColumn('tier', 'text', (c) => c.notNull())
-    .addColumn('api_base_url', 'text')
-    .addColumn('trust_anchors', 'text', (c) => c.notNull())
-    .addColumn('jwks', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('revoked_at', 'text')
-    .addColumn('revocation_reason', 'text')
-    .addColumn('version', 'integer', (c) => c.notNull())
+  await createTable(db, 'registries', {
+    id: 'text primary key',
+    name: 'text not null',
+    display_name: 'text not null',
+    jurisdiction: 'text not null',
+    tier: 'text not null',
+    api_base_url: 'text',
+    trust_anchors: 'text not null',
+    jwks: 'text not null',
+    status: 'text not null',
+    revoked_at: 'text',
+    revocation_reason: 'text',
+    version: 'integer not null',
     // When the last entity configuration accepted from the child was issued (ms): older ones are replays.
-    .addColumn('entity_iat', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
-    .execute();
+    entity_iat: 'bigint not null default 0',
+    created_at: 'text not null',
+    updated_at: 'text not null',
+  });
   await db.schema.createIndex('registries_jurisdiction_tier').on('registries').columns(['jurisdiction', 'tier']).execute();
-  await db.schema
-    .createTable('federation_state')
-    .addColumn('name', 'text', (c) => c.primaryKey())
-    .addColumn('value', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'federation_state', {
+    name: 'text primary key',
+    value: 'text not null',
+    updated_at: 'text not null',
+  });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createTable } from './create-table.ts';
 
 /**
  * Computer-use runs (docs/computer-use.md): one row per run and one per turn. A turn keeps the
@@ -8,42 +9,39 @@ import type { Kysely } from 'kysely';
  * the events themselves have aged out of the stream.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('computer_use_runs')
-    .addColumn('session_id', 'text', (c) => c.primaryKey())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('task', 'text', (c) => c.notNull())
-    .addColumn('persona', 'text', (c) => c.notNull())
-    .addColumn('url', 'text', (c) => c.notNull())
-    .addColumn('max_turns', 'integer', (c) => c.notNull())
-    .addColumn('headless', 'integer', (c) => c.notNull())
-    .addColumn('requested_by', 'text')
+  await createTable(db, 'computer_use_runs', {
+    session_id: 'text primary key',
+    status: 'text not null',
+    task: 'text not null',
+    persona: 'text not null',
+    url: 'text not null',
+    max_turns: 'integer not null',
+    headless: 'integer not null',
+    requested_by: 'text',
     /** The registry instance that runs it (its heartbeat lease says whether it still can). */
-    .addColumn('instance_id', 'text', (c) => c.notNull())
-    .addColumn('turns', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('final_answer', 'text')
-    .addColumn('failure_reason', 'text')
+    instance_id: 'text not null',
+    turns: 'integer not null default 0',
+    final_answer: 'text',
+    failure_reason: 'text',
     /** JSON array of the sequence numbers of this run's events (its ledger entries). */
-    .addColumn('event_seqs', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'text')
-    .addColumn('ended_at', 'text')
-    .addColumn('updated_at', 'text', (c) => c.notNull())
-    .execute();
+    event_seqs: "text not null default '[]'",
+    created_at: 'text not null',
+    started_at: 'text',
+    ended_at: 'text',
+    updated_at: 'text not null',
+  });
   await db.schema.createIndex('computer_use_runs_status').on('computer_use_runs').column('status').execute();
 
-  await db.schema
-    .createTable('computer_use_turns')
-    .addColumn('session_id', 'text', (c) => c.notNull())
-    .addColumn('turn', 'integer', (c) => c.notNull())
+  await createTable(db, 'computer_use_turns', {
+    session_id: 'text not null',
+    turn: 'integer not null',
     /** JSON array of the actions carried out, each with the SHA-256 of the screenshot after it. */
-    .addColumn('actions', 'text', (c) => c.notNull())
-    .addColumn('model_text', 'text')
-    .addColumn('screenshot_sha256', 'text', (c) => c.notNull())
-    .addColumn('screenshot', 'text')
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('computer_use_turns_pk', ['session_id', 'turn'])
-    .execute();
+    actions: 'text not null',
+    model_text: 'text',
+    screenshot_sha256: 'text not null',
+    screenshot: 'text',
+    created_at: 'text not null',
+  }, { primaryKey: ['session_id', 'turn'] });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
