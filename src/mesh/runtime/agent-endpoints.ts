@@ -1,0 +1,137 @@
+/**
+ * One agent's own endpoints (contract §10) as the `ward-agent-endpoints` plugin, over
+ * `ward-mesh-transport` (raw bodies, WebSocket, `meshAuthenticate`): `POST /` JSON-RPC 2.0 with SSE
+ * streams, `GET /ws`, `GET /health`, `GET /.well-known/agent-card.json`. Every call is authenticated;
+ * failures answer HTTP 401 with -32001, every other JSON-RPC error HTTP 200.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { Clock } from '../../core/clock.ts';
+import { firstHeader } from '../../core/http/http-kit.ts';
+import type { MeshConfig } from '../mesh-config.ts';
+import type { MeshPrincipal } from './auth.ts';
+import { buildAgentCard } from './card.ts';
+import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest, type RpcMethods } from './jsonrpc.ts';
+import type { MeshAgent } from './mesh-agent.ts';
+import { isMeshRpcError } from './mesh-errors.ts';
+import { writeSseStream } from './streaming/sse.ts';
+import { serveMeshSocket } from './streaming/websocket.ts';
+import type { TaskManager } from './tasks/task-manager.ts';
+import { watchTask, type RuntimeCallContext } from './tasks/task-methods.ts';
+import { nextTraceparent } from './trace-context.ts';
+
+export type AgentEndpointOptions = {
+  readonly agent: MeshAgent;
+  readonly config: MeshConfig;
+  readonly clock: Clock;
+  readonly methods: RpcMethods<RuntimeCallContext>;
+  /** The agent's tasks, when it executes any. */
+  readonly tasks: TaskManager | undefined;
+  /** Epoch milliseconds, for `uptime_s`. */
+  readonly startedAt: number;
+  /** Aborted when the app begins to close: every call in progress is told. */
+  readonly stopping: AbortSignal;
+  /** The card's `url`; default AGENT_PUBLIC_URL, else the address the request came to. */
+  readonly publicUrl: string | undefined;
+};
+
+const header = (request: FastifyRequest, name: string): string | undefined => firstHeader(request.headers, name);
+
+const principals = new WeakMap<FastifyRequest, MeshPrincipal>();
+
+/** The `ward-agent-endpoints` plugin; it fails at start-up on an app without `ward-mesh-transport`. */
+export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
+  async (app, options) => {
+    const { agent, config, clock, methods, tasks, startedAt, stopping, publicUrl } = options;
+    const { alias } = agent.info;
+    const onInternalError = (error: unknown, request?: JsonRpcRequest) => app.log.error({ err: error, method: request?.method }, 'method failed');
+
+    const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => app.meshAuthenticate(request.headers, body);
+    const contextFor = (request: FastifyRequest, principal: MeshPrincipal, signal: AbortSignal, transport: 'http' | 'websocket'): RuntimeCallContext => {
+      const lastEventId = header(request, 'last-event-id');
+      return {
+        principal,
+        requestId: request.id,
+        traceparent: nextTraceparent(header(request, 'traceparent')),
+        transport,
+        clock,
+        signal: AbortSignal.any([signal, stopping]),
+        ...(lastEventId && /^\d+$/.test(lastEventId) ? { lastEventId: Number(lastEventId) } : {}),
+      };
+    };
+    const refuse = (reply: FastifyReply, error: unknown) => {
+      if (!isMeshRpcError(error)) throw error;
+      if (error.httpStatus === 401) reply.header('www-authenticate', 'Bearer error="invalid_token"');
+      return reply.code(error.httpStatus).send(failure(null, error.toErrorObject()));
+    };
+
+    app.post('/', async (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      let principal: MeshPrincipal;
+      try {
+        principal = await principalOf(request, body);
+      } catch (error) {
+        return refuse(reply, error);
+      }
+      const disconnected = new AbortController();
+      // Only a client that went away aborts (creating the abort reason is not free on every request).
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) disconnected.abort();
+      });
+      const context = contextFor(request, principal, disconnected.signal, 'http');
+      const outcome = await dispatch(parsePayload(body.toString('utf8')), methods, context, { onInternalError });
+      if (outcome.kind === 'reply') {
+        return outcome.body === undefined ? reply.code(204).send() : reply.code(200).send(outcome.body);
+      }
+      reply.hijack();
+      await writeSseStream(reply.raw, outcome.id, outcome.items, {
+        errorFor: (error) => errorFor(error, { jsonrpc: '2.0', method: '(stream)' }, { onInternalError }),
+      });
+      return reply;
+    });
+
+    app.get('/ws', {
+      websocket: true,
+      preValidation: async (request, reply) => {
+        try {
+          principals.set(request, await principalOf(request));
+        } catch (error) {
+          return refuse(reply, error);
+        }
+      },
+    }, (socket, request) => {
+      const principal = principals.get(request) as MeshPrincipal;
+      serveMeshSocket(socket, {
+        methods,
+        contextFor: (signal) => contextFor(request, principal, signal, 'websocket'),
+        ...(tasks ? { watch: (taskId, context) => watchTask(tasks, taskId, context) } : {}),
+        onInternalError: (error) => onInternalError(error),
+        expiresAt: principal.expiresAt * 1000,
+        now: () => clock.now().getTime(),
+      });
+    });
+
+    app.get('/health', async () => ({
+      name: agent.info.name,
+      alias,
+      status: 'ok',
+      version: agent.info.version,
+      uptime_s: Math.floor((clock.now().getTime() - startedAt) / 1000),
+      active_tasks: tasks?.activeCount ?? 0,
+      pid: process.pid,
+    }));
+
+    app.get('/.well-known/agent-card.json', async (request, reply) => {
+      reply.header('vary', 'A2A-Version');
+      return buildAgentCard({
+        info: agent.info,
+        url: publicUrl ?? config.AGENT_PUBLIC_URL ?? `${request.protocol}://${request.host}/`,
+        methods: [...methods.keys()],
+        didVerify: config.DID_VERIFY,
+        maxTokenTtlSeconds: config.MESH_JWT_MAX_TTL,
+        a2aVersion: header(request, 'a2a-version'),
+      });
+    });
+  },
+  { name: 'ward-agent-endpoints', fastify: '5.x', dependencies: ['ward-mesh-transport'], decorators: { fastify: ['meshAuthenticate'] } },
+);
