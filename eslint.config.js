@@ -12,10 +12,16 @@ const nodeProtocol = {
  * layer lists what it must not import; a file-group rule replaces the general one, so the node:
  * pattern is repeated in each.
  */
-const layer = (folder, forbidden, why) => ({
+const layer = (folder, forbidden, why, extra = [sqlInStorageOnly]) => ({
   files: [`src/${folder}/**/*.ts`],
-  rules: { 'no-restricted-imports': ['error', { patterns: [nodeProtocol, { regex: forbidden, message: why }] }] },
+  rules: { 'no-restricted-imports': ['error', { patterns: [nodeProtocol, { regex: forbidden, message: why }, ...extra] }] },
 });
+
+/** SQL and the database drivers stay in the storage folders; everything else calls their stores. */
+const sqlInStorageOnly = {
+  regex: '^(node:sqlite|kysely|pg)$',
+  message: 'Database access lives in a storage folder (src/core/storage, src/mesh/storage); call a store.',
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/.prof/'] },
@@ -31,8 +37,10 @@ export default tseslint.config(
   },
   { files: ['src/**/*.ts'], ignores: ['src/cli/**'], rules: { 'no-console': 'error' } },
   layer('core', '(^|/)(registry|mesh|console|mcp|cli|service|client)/', 'core is shared by every part and depends on none of them.'),
+  layer('core/storage', '(^|/)(registry|mesh|console|mcp|cli|service|client)/', 'core is shared by every part and depends on none of them.', []),
   layer('registry', '(^|/)(mesh|console|mcp|cli|service|client)/', 'The registry depends only on core.'),
   layer('mesh', '(^|/)(registry|console|mcp|cli|service)/', 'The mesh reaches the registry over HTTP (client), never its code.'),
+  layer('mesh/storage', '(^|/)(registry|console|mcp|cli|service)/', 'The mesh reaches the registry over HTTP (client), never its code.', []),
   layer('mcp', '(^|/)(mesh|console|cli|service)/|(^|/)registry/(?!schemas/|keys/api-key-format\\.ts)', 'The MCP server is a registry client: the wire schemas, nothing else of the registry.'),
   layer('client', '(^|/)(mesh|console|mcp|cli|service)/|(^|/)registry/(?!schemas/)', 'The client knows the registry by its wire schemas alone.'),
   // The console still imports some registry modules beyond the schemas (issue 18 narrows it).

@@ -12,9 +12,9 @@ import type { DidResolver } from './did/did-web.ts';
 import { jsonRpcFrameworkErrorOptions } from './http-errors.ts';
 import type { MeshAgent } from './mesh-agent.ts';
 import { MESH_BODY_LIMIT_BYTES, meshTransport } from './mesh-transport.ts';
-import { SqliteTaskStore } from './tasks/sqlite-task-store.ts';
+import { SqliteTaskStore } from '../storage/sqlite-task-store.ts';
 import { TaskManager } from './tasks/task-manager.ts';
-import type { TaskStore } from './tasks/task-store.ts';
+import type { TaskStore } from '../storage/task-store.ts';
 
 export type BuildAgentAppOptions = {
   readonly agent: MeshAgent;

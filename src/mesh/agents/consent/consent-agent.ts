@@ -7,7 +7,7 @@ import type { AgentContext, MeshAgent } from '../../runtime/mesh-agent.ts';
 import { MeshRpcError } from '../../runtime/mesh-errors.ts';
 import type { TaskExecutor } from '../../runtime/tasks/task-executor.ts';
 import { CONSENT_AGENT_INFO } from './consent-info.ts';
-import { ConsentStore, isActive, type ConsentKey, type ConsentRecord } from './consent-store.ts';
+import { SqliteConsentStore, isActive, type ConsentKey, type ConsentRecord, type ConsentStore } from '../../storage/consent-store.ts';
 
 /** An opaque patient reference (`Patient/123`, `urn:uuid:…`): never a name, number or birth date. */
 const PatientRef = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:/-]+$' });
@@ -84,7 +84,7 @@ function consentExecutor(service: ReturnType<typeof createConsentService>): Task
  * or revoke; the record keeps who did (`granted_by`, `revoked_by`).
  */
 export function createConsentAgent(context: Pick<AgentContext, 'dataDir' | 'clock'>): MeshAgent & { checker: ConsentChecker } {
-  const store = new ConsentStore(join(context.dataDir, 'consents.sqlite'));
+  const store = new SqliteConsentStore(join(context.dataDir, 'consents.sqlite'));
   const service = createConsentService(store, context.clock);
   return {
     info: CONSENT_AGENT_INFO,

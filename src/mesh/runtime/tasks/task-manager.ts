@@ -4,7 +4,7 @@ import type { MeshCallContext } from '../call-context.ts';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { ArtifactInput, TaskExecutor, TaskOutcome, TaskTurn } from './task-executor.ts';
 import { isTerminal, moveTask } from './task-state.ts';
-import type { TaskStore } from './task-store.ts';
+import type { TaskStore } from '../../storage/task-store.ts';
 import type { MeshMessage, Part, TaskEvent, TaskEventBody, TaskRecord, TaskState } from './task-types.ts';
 
 /** A message as a caller sends it; the runtime fills in its id and the task's ids. */

@@ -4,7 +4,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { systemClock } from '../../../../src/core/clock.ts';
 import type { MeshCallContext } from '../../../../src/mesh/runtime/call-context.ts';
 import { MeshRpcError } from '../../../../src/mesh/runtime/mesh-errors.ts';
-import { SqliteTaskStore } from '../../../../src/mesh/runtime/tasks/sqlite-task-store.ts';
+import { SqliteTaskStore } from '../../../../src/mesh/storage/sqlite-task-store.ts';
 import type { TaskExecutor } from '../../../../src/mesh/runtime/tasks/task-executor.ts';
 import { TaskManager } from '../../../../src/mesh/runtime/tasks/task-manager.ts';
 import type { TaskEvent, TaskRecord } from '../../../../src/mesh/runtime/tasks/task-types.ts';

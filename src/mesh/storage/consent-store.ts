@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { PurposeOfUse } from '../../runtime/consent-requirement.ts';
+import type { PurposeOfUse } from '../runtime/consent-requirement.ts';
 
 /** One consent: `requester` (a DID) may use `patient_ref`'s data for `purpose`. */
 export type ConsentRecord = {
@@ -31,12 +31,20 @@ CREATE TABLE IF NOT EXISTS consents (
 ) WITHOUT ROWID;
 `;
 
+/** Where the consent agent keeps consents; the implementation is SQLite ({@link SqliteConsentStore}). */
+export interface ConsentStore {
+  grant(key: ConsentKey, grantedBy: string, grantedAt: string, expiresAt: string | null): ConsentRecord;
+  find(key: ConsentKey): ConsentRecord | undefined;
+  revoke(key: ConsentKey, revokedBy: string, revokedAt: string): ConsentRecord | undefined;
+  close(): void;
+}
+
 /**
  * The consent agent's durable store (`node:sqlite`, `consents.sqlite` in its data directory). Full
  * synchronous commits: a grant or revocation that was acknowledged must never be lost, unlike a
  * task's progress.
  */
-export class ConsentStore {
+export class SqliteConsentStore implements ConsentStore {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
   readonly #select: StatementSync;
@@ -62,7 +70,6 @@ export class ConsentStore {
     );
   }
 
-  /** Records (or renews, clearing any revocation) a consent. */
   grant(key: ConsentKey, grantedBy: string, grantedAt: string, expiresAt: string | null): ConsentRecord {
     return this.#upsert.get(key.requester, key.patient_ref, key.purpose, grantedBy, grantedAt, expiresAt) as ConsentRecord;
   }
@@ -71,7 +78,6 @@ export class ConsentStore {
     return this.#select.get(key.requester, key.patient_ref, key.purpose) as ConsentRecord | undefined;
   }
 
-  /** Revokes an active consent; undefined when there was none to revoke. */
   revoke(key: ConsentKey, revokedBy: string, revokedAt: string): ConsentRecord | undefined {
     return this.#revoke.get(revokedAt, revokedBy, key.requester, key.patient_ref, key.purpose) as ConsentRecord | undefined;
   }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { TaskStore } from './task-store.ts';
-import type { TaskEvent, TaskEventBody, TaskRecord } from './task-types.ts';
+import type { TaskEvent, TaskEventBody, TaskRecord } from '../runtime/tasks/task-types.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (

@@ -1,4 +1,4 @@
-import type { TaskEvent, TaskEventBody, TaskRecord } from './task-types.ts';
+import type { TaskEvent, TaskEventBody, TaskRecord } from '../runtime/tasks/task-types.ts';
 
 /**
  * Where an agent keeps its tasks and their event logs. Writes are synchronous and atomic: a task and
