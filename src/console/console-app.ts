@@ -16,11 +16,11 @@ import { createRegistryClient, type RegistryClient } from '../client/registry-cl
 import { systemClock, type Clock } from '../core/clock.ts';
 import { httpKit } from '../core/http/http-kit.ts';
 import { createServerMetrics, probesAndMetrics } from '../core/http/http-metrics.ts';
-import { registerAccess } from './access/access.ts';
+import { consoleAccess } from './access/access.ts';
 import { BoundedSessionStore } from './access/session-store.ts';
 import type { ConsoleConfig } from './console-config.ts';
-import { registerLive } from './live.ts';
-import { registerPages } from './pages/index.ts';
+import { consoleLive } from './live.ts';
+import { consolePages } from './pages/index.ts';
 import { html } from './views/html.ts';
 import { sendPage } from './views/send-page.ts';
 import { clientErrorAnswer } from '../core/http/client-error.ts';
@@ -102,16 +102,6 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     const body = readFileSync(path);
     app.get(`/static/${name}`, async (_request, reply) => reply.type(type).header('cache-control', 'no-cache').send(body));
   }
-  await app.register(probesAndMetrics, {
-    ready: async () => {
-      const health = await registry.health();
-      return health.ok ? undefined : `the registry at ${config.REGISTRY_URL} does not answer`;
-    },
-  });
-
-  registerAccess(app, config, registry, options.clock ?? systemClock);
-  registerLive(app);
-  registerPages(app, { config });
   app.get('/', async (_request, reply) => reply.redirect('/dashboard', 302));
 
   app.setNotFoundHandler(async (request, reply) =>
@@ -127,6 +117,16 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     return sendPage(request, reply, { title: status === 500 ? 'Something went wrong' : 'Request refused', status },
       html`<p role="alert">${status === 500 ? 'The console failed to build this page. The error is in its log.' : 'The request could not be read.'}</p>`);
   });
+  // After the handlers above: a plugin's routes take the error handler in place when it loads.
+  await app.register(probesAndMetrics, {
+    ready: async () => {
+      const health = await registry.health();
+      return health.ok ? undefined : `the registry at ${config.REGISTRY_URL} does not answer`;
+    },
+  });
+  await app.register(consoleAccess, { config, registry, clock: options.clock ?? systemClock });
+  await app.register(consoleLive);
+  await app.register(consolePages, { config });
   return app;
 }
 

@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { formatSseEvent } from '../core/http/server-sent-events.ts';
 import { sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
 import { credentialRefused, signInAgain } from './pages/page-kit.ts';
@@ -56,3 +57,11 @@ export function registerLive(app: FastifyInstance): void {
       .send(body);
   });
 }
+
+/** `registerLive` as the `ward-console-live` plugin, over `ward-console-access` (it reads `request.registry`). */
+export const consoleLive = fastifyPlugin(async (app) => registerLive(app), {
+  name: 'ward-console-live',
+  fastify: '5.x',
+  dependencies: ['ward-console-access'],
+  decorators: { request: ['registry', 'viewer'] },
+});

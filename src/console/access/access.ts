@@ -9,6 +9,7 @@
  * so the registry's own scopes, limits, PHI guard and ledger apply to what the console does.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { RegistryClient } from '../../client/registry-client.ts';
 import type { Clock } from '../../core/clock.ts';
 import { errorEnvelope } from '../../core/errors.ts';
@@ -271,3 +272,11 @@ function isBackground(request: FastifyRequest, path: string): boolean {
   const trigger = request.headers['hx-trigger'];
   return typeof trigger === 'string' && trigger.startsWith('live-refresh-');
 }
+
+export type ConsoleAccessOptions = { readonly config: ConsoleConfig; readonly registry: RegistryClient; readonly clock: Clock };
+
+/** `registerAccess` as the `ward-console-access` plugin: it needs the session and CSRF plugins registered first. */
+export const consoleAccess = fastifyPlugin<ConsoleAccessOptions>(
+  async (app, options) => registerAccess(app, options.config, options.registry, options.clock),
+  { name: 'ward-console-access', fastify: '5.x', dependencies: ['@fastify/session', '@fastify/csrf-protection'] },
+);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { ConsoleConfig } from '../console-config.ts';
 import { registerAgentPages } from './agents.ts';
 import { registerAlertsPage } from './alerts.ts';
@@ -24,3 +25,11 @@ export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerDiagnosticsPage(app, deps);
   registerSettingsPage(app, deps);
 }
+
+/** `registerPages` as the `ward-console-pages` plugin, over `ward-console-access` (each page reads `request.viewer` and `request.registry`). */
+export const consolePages = fastifyPlugin<PageDeps>(async (app, deps) => registerPages(app, deps), {
+  name: 'ward-console-pages',
+  fastify: '5.x',
+  dependencies: ['ward-console-access'],
+  decorators: { request: ['registry', 'viewer'] },
+});
