@@ -1,5 +1,5 @@
 import type { Clock } from './clock.ts';
-import type { Tier, TierLimits } from './tiers.ts';
+import type { PricingTier, PricingTierLimits } from './pricing-tiers.ts';
 
 export const SCOPES = ['registry:read', 'registry:write', 'registry:admin', 'mesh:invoke'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -20,8 +20,11 @@ export type CallContext = {
   readonly scopes: ReadonlySet<Scope>;
   readonly requestId: string;
   readonly clock: Clock;
-  /** The caller's tier and the limits in force for it; absent for anonymous and system callers. */
-  readonly tier?: { name: Tier; limits: TierLimits };
+  /**
+   * The caller's pricing tier (the spec's Limits table) and the limits in force for it; absent for
+   * anonymous and system callers. Not a registry's tier (root, sovereign, organisational).
+   */
+  readonly pricingTier?: { name: PricingTier; limits: PricingTierLimits };
 };
 
 export const ANONYMOUS: Principal = { kind: 'anonymous', credentialId: 'anonymous' };

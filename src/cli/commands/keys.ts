@@ -5,11 +5,11 @@ import { loadConfig } from '../../core/config.ts';
 import { openStorage, storageOptionsFromConfig } from '../../core/storage/database.ts';
 import { migrateToLatest } from '../../core/storage/migrator.ts';
 import { runWrite } from '../../core/storage/write-unit.ts';
-import { TIER_NAMES, type Tier } from '../../core/tiers.ts';
+import { PRICING_TIER_NAMES, type PricingTier } from '../../core/pricing-tiers.ts';
 import { createApiKeyService } from '../../registry/keys/api-key-service.ts';
 import { UsageError, type WardCommand } from '../command.ts';
 
-const USAGE = `Usage: ward keys create --org <org_id> [--name <display name>] [--tier ${TIER_NAMES.join('|')}] [--scopes registry:read,registry:admin] [--expires <RFC 3339>]
+const USAGE = `Usage: ward keys create --org <org_id> [--name <display name>] [--tier ${PRICING_TIER_NAMES.join('|')}] [--scopes registry:read,registry:admin] [--expires <RFC 3339>]
 
 Creates an API key directly in the configured storage (no running registry needed) and prints it
 once as JSON; use it to make the first admin key.
@@ -28,9 +28,9 @@ export const keysCommand: WardCommand = {
       options: { org: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' } },
     });
     if (positionals[0] !== 'create' || !values.org) throw new UsageError();
-    const tier = (values.tier ?? 'developer') as Tier;
+    const tier = (values.tier ?? 'developer') as PricingTier;
     const scopes = (values.scopes ?? 'registry:read').split(',').map((s) => s.trim()) as Scope[];
-    const unknown = [...scopes.filter((s) => !(SCOPES as readonly string[]).includes(s)), ...(TIER_NAMES.includes(tier) ? [] : [tier])];
+    const unknown = [...scopes.filter((s) => !(SCOPES as readonly string[]).includes(s)), ...(PRICING_TIER_NAMES.includes(tier) ? [] : [tier])];
     if (unknown.length > 0) throw new UsageError(`unknown ${unknown.join(', ')}`);
     const config = loadConfig();
     const storage = await openStorage(storageOptionsFromConfig(config));

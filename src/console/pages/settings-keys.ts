@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { SCOPES } from '../../core/call-context.ts';
-import { TIER_NAMES } from '../../core/tiers.ts';
+import { PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import type { ApiKeySchema, CreateApiKeyBody, TiersSchema } from '../../registry/schemas/key-schemas.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Facts, Problem, Time, count } from '../views/parts.ts';
@@ -21,7 +21,7 @@ import { sendPage } from '../views/send-page.ts';
 import { CsrfField, credentialRefused, failureStatus, keepNotice, signInAgain, text, type Failure } from './page-kit.ts';
 
 export type ApiKey = Static<typeof ApiKeySchema>;
-type Tier = Static<typeof TiersSchema>['tiers'][number];
+type PricingTier = Static<typeof TiersSchema>['tiers'][number];
 
 /** What each scope allows, as the person choosing scopes reads it (contract §7). */
 export const SCOPE_WORDS: Record<(typeof SCOPES)[number], string> = {
@@ -142,7 +142,7 @@ export function toRfc3339(value: string): string | null {
 }
 
 /** The registry's tiers for the form's select, or the refusal (the form then offers the tier names it knows). */
-async function tierChoices(request: FastifyRequest): Promise<{ tiers: Tier[] | null; failed: Failure | undefined }> {
+async function tierChoices(request: FastifyRequest): Promise<{ tiers: PricingTier[] | null; failed: Failure | undefined }> {
   const answer = await request.registry.tiers();
   return answer.ok ? { tiers: answer.body.tiers, failed: undefined } : { tiers: null, failed: answer };
 }
@@ -153,7 +153,7 @@ async function createPage(request: FastifyRequest, reply: FastifyReply, form: Ke
   if (tiersFailed && credentialRefused(request, tiersFailed)) return signInAgain(request, reply);
   const { failed, local } = refusal;
   const status = failed ? failureStatus(failed) : local ? 422 : 200;
-  const names: readonly string[] = tiers ? tiers.map((tier) => tier.name) : TIER_NAMES;
+  const names: readonly string[] = tiers ? tiers.map((tier) => tier.name) : PRICING_TIER_NAMES;
   const issues = failed ? validationIssues(failed) : [];
   const invalid = new Set(issues.map((issue) => issue.pointer.split('/')[1] ?? ''));
   const describedBy = (field: string, help?: string) => [help, invalid.has(field) ? 'key-form-problem' : undefined].filter(Boolean).join(' ') || undefined;

@@ -19,7 +19,7 @@ import { keyState, limitText, registerKeyPages, type ApiKey } from './settings-k
 const REDACTED = '[redacted]';
 const KEYS_PER_PAGE = 20;
 
-type Tier = Static<typeof TiersSchema>['tiers'][number];
+type PricingTier = Static<typeof TiersSchema>['tiers'][number];
 
 export function registerSettingsPage(app: FastifyInstance, deps: PageDeps): void {
   const { config } = deps;
@@ -88,7 +88,7 @@ function KeyTable({ keys, first }: { keys: readonly ApiKey[]; first: boolean }):
   </table></div>`;
 }
 
-function TierTable({ tiers }: { tiers: readonly Tier[] }): View {
+function TierTable({ tiers }: { tiers: readonly PricingTier[] }): View {
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Tiers table"><table id="tier-table">
     <caption class="muted small">Per API key. Request limits are token buckets refilled continuously; the daily quota resets at 00:00 UTC. Enterprise figures are set per key, unlimited where not set.</caption>
     <thead><tr>

@@ -113,9 +113,9 @@ export function createAgentService(deps: AgentServiceDeps) {
     if (input.owner?.org_id !== undefined && input.owner.org_id !== orgId) {
       throw new WardError('ORG_MISMATCH', "An organisation's key registers agents for that organisation only.", { org_id: orgId });
     }
-    const max = ctx.tier?.limits.max_agents;
+    const max = ctx.pricingTier?.limits.max_agents;
     if (max !== null && max !== undefined && (await countOrgAgents(unit.tx, orgId)) >= max) {
-      throw new WardError('TIER_LIMIT_EXCEEDED', undefined, { max_agents: max, tier: ctx.tier?.name });
+      throw new WardError('TIER_LIMIT_EXCEEDED', undefined, { max_agents: max, tier: ctx.pricingTier?.name });
     }
     return { ...input, owner: { ...(input.owner ?? {}), org_id: orgId } };
   }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ANONYMOUS, SCOPES, type CallContext, type Principal, type Scope } from '../../core/call-context.ts';
 import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
-import type { Tier, TierLimits } from '../../core/tiers.ts';
+import type { PricingTier, PricingTierLimits } from '../../core/pricing-tiers.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { presentedCredential, type PresentedCredential } from './credentials.ts';
 import { requiredScope } from './route-scopes.ts';
@@ -11,7 +11,7 @@ import { requiredScope } from './route-scopes.ts';
 export type Caller = {
   principal: Principal;
   scopes: ReadonlySet<Scope>;
-  tier?: { name: Tier; limits: TierLimits };
+  pricingTier?: { name: PricingTier; limits: PricingTierLimits };
 };
 
 /** Verifies the token credentials of `jwt`, `mtls` and `dpop` modes; absent in `disabled` mode. */
@@ -77,7 +77,7 @@ export function registerAuthentication(
         return {
           principal: { kind: 'api_key', credentialId: key.row.key_id, orgId: key.row.org_id },
           scopes: new Set(key.row.scopes as Scope[]),
-          tier: { name: key.tier, limits: key.limits },
+          pricingTier: { name: key.tier, limits: key.limits },
         };
       }
       case 'malformed':
@@ -110,6 +110,6 @@ export function contextOf(request: FastifyRequest): CallContext {
     scopes: caller.scopes,
     requestId: request.id,
     clock: request.server.ward.clock,
-    ...(caller.tier ? { tier: caller.tier } : {}),
+    ...(caller.pricingTier ? { pricingTier: caller.pricingTier } : {}),
   };
 }

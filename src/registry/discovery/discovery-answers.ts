@@ -57,8 +57,8 @@ export function createDiscoveryAnswers(deps: DiscoveryAnswerDeps) {
       if (config.REGISTRY_TIER === 'organisational') {
         throw new WardError('TIER_VIOLATION', 'Federated discovery is offered by root and sovereign registries.', { tier: config.REGISTRY_TIER });
       }
-      if (ctx.tier && !ctx.tier.limits.federation) {
-        throw new WardError('TIER_FEATURE_UNAVAILABLE', `Federated discovery is not part of the ${ctx.tier.name} tier.`, { tier: ctx.tier.name, feature: 'federation' });
+      if (ctx.pricingTier && !ctx.pricingTier.limits.federation) {
+        throw new WardError('TIER_FEATURE_UNAVAILABLE', `Federated discovery is not part of the ${ctx.pricingTier.name} tier.`, { tier: ctx.pricingTier.name, feature: 'federation' });
       }
       const local = await discovery.discover(query);
       const configured = config.REGISTRY_FEDERATION_TIMEOUT_MS;

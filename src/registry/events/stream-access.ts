@@ -7,10 +7,10 @@ import { WardError } from '../../core/errors.ts';
  * (anonymous in `disabled` mode, or a token credential) are not gated by tier.
  */
 export function assertStreamAllowed(context: CallContext): void {
-  if (context.tier && !context.tier.limits.events_sse) {
+  if (context.pricingTier && !context.pricingTier.limits.events_sse) {
     throw new WardError('TIER_FEATURE_UNAVAILABLE', 'The event stream is not part of this tier.', {
       feature: 'events_sse',
-      tier: context.tier.name,
+      tier: context.pricingTier.name,
     });
   }
 }

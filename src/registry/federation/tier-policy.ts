@@ -1,6 +1,6 @@
 /**
  * The federation's tier rules (contract §5), pure: which registry may delegate to which. (Registry
- * tiers — root, sovereign, organisational — are not the pricing tiers of API keys in core/tiers.ts.)
+ * tiers — root, sovereign, organisational — are not the pricing tiers of API keys in core/pricing-tiers.ts.)
  */
 import { WardError } from '../../core/errors.ts';
 import type { ChildTier, RegisterRegistryInput } from './child-registry-types.ts';

@@ -15,14 +15,14 @@ import {
   type ApiKeyRow,
 } from '../../core/storage/stores/api-key-store.ts';
 import type { WriteUnit } from '../../core/storage/write-unit.ts';
-import { TIER_NAMES, effectiveLimits, type LimitOverrides, type Tier, type TierLimits } from '../../core/tiers.ts';
+import { PRICING_TIER_NAMES, effectiveLimits, type LimitOverrides, type PricingTier, type PricingTierLimits } from '../../core/pricing-tiers.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { RAW_KEY_PATTERN, generateRawKey, hashKey, keyPrefix } from './api-key-format.ts';
 
 export type CreateApiKeyInput = {
   org_id: string;
   display_name: string;
-  tier?: Tier;
+  tier?: PricingTier;
   scopes?: Scope[];
   expires_at?: string;
   limits?: LimitOverrides;
@@ -33,7 +33,7 @@ export type ApiKeyView = {
   key_id: string;
   org_id: string;
   display_name: string;
-  tier: Tier;
+  tier: PricingTier;
   scopes: Scope[];
   key_prefix: string;
   active: boolean;
@@ -44,7 +44,7 @@ export type ApiKeyView = {
   limits: LimitOverrides | null;
 };
 
-export type AuthenticatedKey = { row: ApiKeyRow; tier: Tier; limits: TierLimits };
+export type AuthenticatedKey = { row: ApiKeyRow; tier: PricingTier; limits: PricingTierLimits };
 
 /** Last use is recorded at most this often per key. */
 const TOUCH_EVERY_MS = 60_000;
@@ -65,7 +65,7 @@ export async function createApiKeyService(deps: { storage: Storage; clock: Clock
       key_id: row.key_id,
       org_id: row.org_id,
       display_name: row.display_name,
-      tier: row.tier as Tier,
+      tier: row.tier as PricingTier,
       scopes: row.scopes as Scope[],
       key_prefix: row.key_prefix,
       active: row.revoked_at === null && (row.expires_at === null || row.expires_at > now.toISOString()),
@@ -154,7 +154,7 @@ export async function createApiKeyService(deps: { storage: Storage; clock: Clock
       if (row.last_used_at === null || row.last_used_at < due) {
         await touchApiKey(storage().db, row.key_id, now.toISOString(), due);
       }
-      const tier = (TIER_NAMES as readonly string[]).includes(row.tier) ? (row.tier as Tier) : 'developer';
+      const tier = (PRICING_TIER_NAMES as readonly string[]).includes(row.tier) ? (row.tier as PricingTier) : 'developer';
       return { row, tier, limits: effectiveLimits(tier, row.limits as LimitOverrides | null) };
     },
 

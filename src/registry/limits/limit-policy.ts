@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../core/errors.ts';
-import type { TierLimits } from '../../core/tiers.ts';
+import type { PricingTierLimits } from '../../core/pricing-tiers.ts';
 import type { BucketName, LimitRequest, LimitState } from './rate-limiter.ts';
 import { msUntilFull, msUntilToken, wholeTokens } from './token-bucket.ts';
 import { nextUtcMidnight } from './utc-day.ts';
@@ -9,7 +9,7 @@ export const BUCKET_FIGURES = {
   general: 'requests_per_minute',
   discovery: 'discovery_per_minute',
   routing: 'routing_per_minute',
-} as const satisfies Record<BucketName, keyof TierLimits>;
+} as const satisfies Record<BucketName, keyof PricingTierLimits>;
 
 /** The operation class of a request: discovery and routing draw on their own bucket too. */
 export function bucketOf(method: string, routeUrl: string | undefined): BucketName {
@@ -24,7 +24,7 @@ export function bucketOf(method: string, routeUrl: string | undefined): BucketNa
  */
 export function limitRequestFor(
   keyId: string,
-  limits: TierLimits,
+  limits: PricingTierLimits,
   bucket: BucketName,
   nowMs: number,
 ): LimitRequest {
@@ -33,7 +33,7 @@ export function limitRequestFor(
 }
 
 /** The named buckets with their capacities, leaving out the unlimited ones. */
-export function bucketsFor(limits: TierLimits, names: readonly BucketName[]): LimitRequest['buckets'] {
+export function bucketsFor(limits: PricingTierLimits, names: readonly BucketName[]): LimitRequest['buckets'] {
   return names.flatMap((name) => {
     const capacity = limits[BUCKET_FIGURES[name]];
     return capacity === null ? [] : [{ name, capacity }];
@@ -42,7 +42,7 @@ export function bucketsFor(limits: TierLimits, names: readonly BucketName[]): Li
 
 /** One limit as the RateLimit-* headers describe it. */
 type Policy = {
-  figure: keyof TierLimits;
+  figure: keyof PricingTierLimits;
   limit: number;
   remaining: number;
   resetMs: number;

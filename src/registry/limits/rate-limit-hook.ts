@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
-import type { TierLimits } from '../../core/tiers.ts';
+import type { PricingTierLimits } from '../../core/pricing-tiers.ts';
 import type { UsageMeter } from '../usage/usage-meter.ts';
 import { bucketOf, decide, limitRequestFor, type LimitDecision } from './limit-policy.ts';
 import type { LimitRequest, RateLimiter } from './rate-limiter.ts';
@@ -14,7 +14,7 @@ const UNAVAILABLE_RETRY_MS = 1000;
 const PUBLIC_FEDERATION_ROUTES = new Set(['/v1/federation/fetch', '/v1/federation/status']);
 
 /** The limits a caller's address has on the public federation routes: one per-minute bucket. */
-function federationLimits(perMinute: number): TierLimits {
+function federationLimits(perMinute: number): PricingTierLimits {
   return {
     requests_per_minute: perMinute,
     requests_per_day: null,
@@ -76,12 +76,12 @@ export function registerRateLimits(
 
   app.addHook('onRequest', async (request, reply) => {
     const { caller } = request;
-    if (!caller?.tier || caller.principal.kind !== 'api_key') return;
+    if (!caller?.pricingTier || caller.principal.kind !== 'api_key') return;
     const keyId = caller.principal.credentialId;
     const orgId = caller.principal.orgId ?? '';
     const bucket = bucketOf(request.method, request.routeOptions.url);
     const nowMs = deps.clock.now().getTime();
-    const decision = await take(request, limitRequestFor(keyId, caller.tier.limits, bucket, nowMs));
+    const decision = await take(request, limitRequestFor(keyId, caller.pricingTier.limits, bucket, nowMs));
     const day = utcDay(nowMs);
     if (!decision.refusal) {
       reply.headers(decision.headers);
@@ -91,6 +91,6 @@ export function registerRateLimits(
     }
     deps.meter.record({ keyId, orgId, day, usageClass: 'rate_limited' });
     const message = decision.refusal.code === 'QUOTA_EXCEEDED' ? "The key has used its tier's requests for this UTC day." : "The key is over its tier's rate limit.";
-    throw refused(decision, message, { ...decision.refusal.details, tier: caller.tier.name });
+    throw refused(decision, message, { ...decision.refusal.details, tier: caller.pricingTier.name });
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { TIERS, TIER_NAMES } from '../../core/tiers.ts';
+import { PRICING_TIERS, PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import { runWrite } from '../../core/storage/write-unit.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
@@ -73,6 +73,6 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/admin/billing/tiers',
     { schema: { tags, summary: 'Pricing tiers and their limits', response: { 200: TiersSchema, ...errorResponses(401, 403) } } },
-    async () => ({ tiers: TIER_NAMES.map((name) => ({ name, ...TIERS[name] })) }),
+    async () => ({ tiers: PRICING_TIER_NAMES.map((name) => ({ name, ...PRICING_TIERS[name] })) }),
   );
 };

@@ -88,7 +88,7 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions
       },
     },
     async (request) => {
-      const { principal, scopes, tier } = request.caller;
+      const { principal, scopes, pricingTier: tier } = request.caller;
       return {
         kind: principal.kind,
         credential_id: principal.credentialId,

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { SCOPES } from '../../core/call-context.ts';
 import { ORG_ID_PATTERN } from '../../core/ids.ts';
-import { TIER_NAMES } from '../../core/tiers.ts';
+import { PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import { Cursor, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
 
 export const OrgId = Type.String({ pattern: ORG_ID_PATTERN });
@@ -22,7 +22,7 @@ export const CreateApiKeyBody = Type.Object(
   {
     org_id: OrgId,
     display_name: Type.String({ minLength: 1, maxLength: 200 }),
-    tier: Type.Optional(StringEnum(TIER_NAMES)),
+    tier: Type.Optional(StringEnum(PRICING_TIER_NAMES)),
     scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 4, uniqueItems: true })),
     expires_at: Type.Optional(Timestamp),
     limits: Type.Optional(LimitOverridesSchema),
@@ -34,7 +34,7 @@ const keyFields = {
   key_id: Type.String(),
   org_id: Type.String(),
   display_name: Type.String(),
-  tier: StringEnum(TIER_NAMES),
+  tier: StringEnum(PRICING_TIER_NAMES),
   scopes: Type.Array(Type.String()),
   key_prefix: Type.String({ description: 'The first characters of the raw key, to recognise it' }),
   active: Type.Boolean(),
@@ -68,7 +68,7 @@ const Figure = Nullable(Type.Integer());
 export const TiersSchema = Type.Object({
   tiers: Type.Array(
     Type.Object({
-      name: StringEnum(TIER_NAMES),
+      name: StringEnum(PRICING_TIER_NAMES),
       requests_per_minute: Figure,
       requests_per_day: Figure,
       max_agents: Figure,

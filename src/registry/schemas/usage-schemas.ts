@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { TIER_NAMES } from '../../core/tiers.ts';
+import { PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import { KeyIdParams, OrgId } from './key-schemas.ts';
 import { Nullable, StringEnum, Timestamp } from './common.ts';
 
@@ -47,7 +47,7 @@ const Tokens = Nullable(Count);
 export const LiveUsageSchema = Type.Object(
   {
     key_id: Type.String(),
-    tier: StringEnum(TIER_NAMES),
+    tier: StringEnum(PRICING_TIER_NAMES),
     daily_count: Count,
     daily_limit: Nullable(Count),
     tokens_remaining: Type.Object(

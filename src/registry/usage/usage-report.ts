@@ -1,7 +1,7 @@
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import { listUsageCounts } from '../../core/storage/stores/usage-store.ts';
-import { effectiveLimits, type LimitOverrides, type Tier } from '../../core/tiers.ts';
+import { effectiveLimits, type LimitOverrides, type PricingTier } from '../../core/pricing-tiers.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { bucketsFor } from '../limits/limit-policy.ts';
 import { BUCKET_NAMES, type BucketName, type RateLimiter } from '../limits/rate-limiter.ts';
@@ -63,7 +63,7 @@ export async function summariseUsage(
 /** Live usage of one key, from the limiter's state (contract §7). */
 export type LiveUsage = {
   key_id: string;
-  tier: Tier;
+  tier: PricingTier;
   daily_count: number;
   daily_limit: number | null;
   tokens_remaining: Record<BucketName, number | null>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { TIERS, effectiveLimits } from '../../../src/core/tiers.ts';
+import { PRICING_TIERS, effectiveLimits } from '../../../src/core/pricing-tiers.ts';
 import { bucketOf, decide, limitRequestFor } from '../../../src/registry/limits/limit-policy.ts';
 import { UNITS_PER_TOKEN as U } from '../../../src/registry/limits/token-bucket.ts';
 
@@ -14,7 +14,7 @@ describe('limit policy', () => {
     assert.equal(bucketOf('GET', '/v1/route'), 'general');
     assert.equal(bucketOf('GET', '/v1/agents'), 'general');
     assert.equal(bucketOf('GET', undefined), 'general', 'an unknown route still costs a general token');
-    const developer = TIERS.developer;
+    const developer = PRICING_TIERS.developer;
     assert.deepEqual(limitRequestFor('key_1', developer, 'discovery', NOW), {
       keyId: 'key_1',
       buckets: [
@@ -30,7 +30,7 @@ describe('limit policy', () => {
   });
 
   test('null figures are unlimited: enterprise asks for no bucket and no daily limit unless overridden', () => {
-    assert.deepEqual(limitRequestFor('k', TIERS.enterprise, 'routing', NOW), {
+    assert.deepEqual(limitRequestFor('k', PRICING_TIERS.enterprise, 'routing', NOW), {
       keyId: 'k',
       buckets: [],
       dailyLimit: null,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { TIERS, type Tier } from '../../../src/core/tiers.ts';
+import { PRICING_TIERS, type PricingTier } from '../../../src/core/pricing-tiers.ts';
 import { decide, limitRequestFor } from '../../../src/registry/limits/limit-policy.ts';
 import { createMemoryRateLimiter } from '../../../src/registry/limits/memory-rate-limiter.ts';
 import { BACKENDS, buildTestRegistry } from '../../helpers/registry.ts';
@@ -8,7 +8,7 @@ import { admitted, burst, keyOfTier, manualClock, type RequestKind } from './hel
 
 /** The spec's Limits table, written out here so that a change to tiers.ts cannot pass unnoticed. */
 const FIGURES: Record<
-  Exclude<Tier, 'enterprise'>,
+  Exclude<PricingTier, 'enterprise'>,
   { general: number; discovery: number; routing: number; day: number }
 > = {
   developer: { general: 60, discovery: 30, routing: 30, day: 1000 },
@@ -61,7 +61,7 @@ describe("each tier's daily quota, driven by the clock through a UTC day", () =>
       const limiter = createMemoryRateLimiter();
       let nowMs = Date.parse('2030-01-15T00:00:00.000Z');
       const step = Math.ceil(60_000 / figures.general); // one general token comes back each step
-      const limits = TIERS[tier as Tier];
+      const limits = PRICING_TIERS[tier as PricingTier];
       let count = 0;
       for (;;) {
         const state = await limiter.take(limitRequestFor('key_t', limits, 'general', nowMs));

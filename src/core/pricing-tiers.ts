@@ -2,10 +2,10 @@
  * The pricing tiers and their limits, exactly the spec's Limits table. `null` means unlimited;
  * enterprise figures are "custom": set per key (`limits` on the key), unlimited where not set.
  */
-export const TIER_NAMES = ['developer', 'team', 'business', 'scale', 'enterprise'] as const;
-export type Tier = (typeof TIER_NAMES)[number];
+export const PRICING_TIER_NAMES = ['developer', 'team', 'business', 'scale', 'enterprise'] as const;
+export type PricingTier = (typeof PRICING_TIER_NAMES)[number];
 
-export type TierLimits = {
+export type PricingTierLimits = {
   requests_per_minute: number | null;
   requests_per_day: number | null;
   max_agents: number | null;
@@ -16,7 +16,7 @@ export type TierLimits = {
   sla: string | null;
 };
 
-export const TIERS: Readonly<Record<Tier, TierLimits>> = {
+export const PRICING_TIERS: Readonly<Record<PricingTier, PricingTierLimits>> = {
   developer: { requests_per_minute: 60, requests_per_day: 1000, max_agents: 5, discovery_per_minute: 30, routing_per_minute: 30, federation: false, events_sse: false, sla: null },
   team: { requests_per_minute: 300, requests_per_day: 10_000, max_agents: 25, discovery_per_minute: 100, routing_per_minute: 100, federation: false, events_sse: true, sla: '99.5%' },
   business: { requests_per_minute: 1000, requests_per_day: 100_000, max_agents: 100, discovery_per_minute: 500, routing_per_minute: 500, federation: true, events_sse: true, sla: '99.9%' },
@@ -25,9 +25,9 @@ export const TIERS: Readonly<Record<Tier, TierLimits>> = {
 };
 
 /** Per-key overrides (enterprise "custom" figures); only the numeric limits can be overridden. */
-export type LimitOverrides = Partial<Pick<TierLimits, 'requests_per_minute' | 'requests_per_day' | 'max_agents' | 'discovery_per_minute' | 'routing_per_minute'>>;
+export type LimitOverrides = Partial<Pick<PricingTierLimits, 'requests_per_minute' | 'requests_per_day' | 'max_agents' | 'discovery_per_minute' | 'routing_per_minute'>>;
 
 /** The limits in force for a key: its tier's, with its overrides applied. */
-export function effectiveLimits(tier: Tier, overrides: LimitOverrides | null): TierLimits {
-  return { ...TIERS[tier], ...(overrides ?? {}) };
+export function effectiveLimits(tier: PricingTier, overrides: LimitOverrides | null): PricingTierLimits {
+  return { ...PRICING_TIERS[tier], ...(overrides ?? {}) };
 }
