@@ -125,8 +125,9 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
     if (storage.flushWal) await commitThenFlush(storage, storage.flushWal, transact);
     else await transact(storage.db);
   } catch (error) {
-    // Nothing of this transaction committed: every unit in it fails with the error (a unit alone
-    // with its own error; units together with the commit's).
+    // Nothing of this transaction committed, or (SQLite) it committed but its WAL sync failed, so it
+    // is not known to be durable: every unit in it fails with the error (a unit alone with its own
+    // error; units together with the commit's or the sync's), and no caller is told it succeeded.
     for (const job of jobs) job.reject(error);
     return;
   }
