@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openAgentDatabase } from './agent-database.ts';
 import type { PurposeOfUse } from '../runtime/consent-requirement.ts';
 
 /** One consent: `requester` (a DID) may use `patient_ref`'s data for `purpose`. */
@@ -51,12 +50,7 @@ export class SqliteConsentStore implements ConsentStore {
   readonly #revoke: StatementSync;
 
   constructor(path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA journal_mode = WAL');
-    this.#db.exec('PRAGMA synchronous = FULL');
-    this.#db.exec('PRAGMA busy_timeout = 5000');
-    this.#db.exec(SCHEMA);
+    this.#db = openAgentDatabase(path, 'FULL', SCHEMA);
     this.#upsert = this.#db.prepare(`
       INSERT INTO consents (requester, patient_ref, purpose, granted_by, granted_at, expires_at, revoked_at, revoked_by)
       VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)

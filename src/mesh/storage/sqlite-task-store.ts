@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openAgentDatabase } from './agent-database.ts';
 import type { TaskStore } from './task-store.ts';
 import type { TaskEvent, TaskEventBody, TaskRecord } from '../runtime/tasks/task-types.ts';
 
@@ -41,12 +40,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #rollback: StatementSync;
 
   constructor(path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA journal_mode = WAL');
-    this.#db.exec('PRAGMA synchronous = NORMAL');
-    this.#db.exec('PRAGMA busy_timeout = 5000');
-    this.#db.exec(SCHEMA);
+    this.#db = openAgentDatabase(path, 'NORMAL', SCHEMA);
     this.#insertTask = this.#db.prepare(
       'INSERT INTO tasks (task_id, sender, state, last_seq, document, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
