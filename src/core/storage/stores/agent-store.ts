@@ -53,12 +53,11 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
   const skillRows = skillRowsOf(agent, skills);
   // PostgreSQL takes both inserts as one statement (an INSERT inside WITH): one round trip fewer
   // while the batch holds the write lock. SQLite has no INSERT inside WITH.
-  const bound = skillRows.length > 0 && isPostgres(tx) ? { agent: rowParameters([row]), skills: rowParameters(skillRows) } : undefined;
-  if (bound?.agent && bound.skills) {
-    const { agent: a, skills: s } = bound;
-    await runCompiled(tx, `insert agents (${a.shape}) with agent_skills (${s.shape})`, [...a.parameters, ...s.parameters], () =>
-      tx.with('agent', (db) => db.insertInto('agents').values(row)).insertInto('agent_skills').values(skillRows),
-    );
+  if (skillRows.length > 0 && isPostgres(tx)) {
+    const build = () => tx.with('agent', (db) => db.insertInto('agents').values(row)).insertInto('agent_skills').values(skillRows);
+    const [a, s] = [rowParameters([row]), rowParameters(skillRows)];
+    if (a && s) await runCompiled(tx, `insert agents (${a.shape}) with agent_skills (${s.shape})`, [...a.parameters, ...s.parameters], build);
+    else await build().execute();
     return;
   }
   await insertRows(tx, 'agents', [row]);
