@@ -116,6 +116,38 @@ for (const backend of BACKENDS) {
           'every other write on the connection still syncs in COMMIT (FULL)',
         );
       });
+
+      test('a WAL sync that fails refuses every caller of its batch, and the connection is back to FULL', async (t) => {
+        const storage = await openTestStorage(t, backend);
+        await migrateToLatest(storage);
+        const flushWal = storage.flushWal?.bind(storage);
+        assert.ok(flushWal);
+        // The disk refuses once (EIO); the commit happened but is not known to be durable.
+        let fail = true;
+        Object.assign(storage, {
+          flushWal: async () => {
+            if (fail) {
+              fail = false;
+              throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+            }
+            await flushWal();
+          },
+        });
+        const at = new Date().toISOString();
+        const outcomes = await Promise.allSettled(
+          [1, 2].map((n) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: `k${n}`, occurred_at: at, data: {} }))),
+        );
+        assert.deepEqual(
+          outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : 'answered')),
+          ['EIO: i/o error, fdatasync', 'EIO: i/o error, fdatasync'],
+          'no caller is told a write succeeded that is not known to be durable',
+        );
+        const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(storage.db);
+        assert.equal(rows[0]?.synchronous, 2);
+        // The next write syncs and is answered.
+        const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} }));
+        assert.equal(events.length, 1);
+      });
     });
   }
 }
