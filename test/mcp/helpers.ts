@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -205,11 +204,5 @@ export function readResult(result: unknown): { isError: boolean; json: any; text
 export const countRequests = (registry: McpTestRegistry, prefix: string) =>
   registry.requests.filter((line) => line.startsWith(prefix)).length;
 
-/** A port on which nothing listens (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A port on which nothing listens, for the whole test. */
+export { refusedPort as closedPort } from '../helpers/refused-port.ts';
