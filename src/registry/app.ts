@@ -23,7 +23,7 @@ import { createRedisRateLimiter } from './limits/redis-rate-limiter.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { createUsageMeter } from './usage/usage-meter.ts';
 import { createDiscoveryService } from './discovery/discovery-service.ts';
-import { createResponseCache } from './discovery/response-cache.ts';
+import { createDiscoveryAnswers } from './discovery/discovery-answers.ts';
 import { openEventHub, type EventHub } from './events/event-hub.ts';
 import { createHealthProber } from './health/health-prober.ts';
 import { createRoutingService } from './routing/routing-service.ts';
@@ -43,7 +43,7 @@ import { httpKit, serverLogger } from '../core/http/http-kit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { openApiRoutes, openApiOptions } from './routes/openapi.ts';
-import type { RegistryServices } from './services.ts';
+import { registryServices, type RegistryServices } from './services.ts';
 import { loadKnownIssuers } from './trust/known-issuers.ts';
 import { createLedgerService } from './ledger/ledger-service.ts';
 import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from './routes/events.ts';
@@ -197,6 +197,16 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       // The parent's statements must name the new key before bundles signed with it can verify.
       onRotated: () => parentLink.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'refreshing the delegation after renewal failed')),
     });
+    const federatedDiscovery = createFederatedDiscovery({
+      children: childRegistries,
+      signer,
+      registryId,
+      clock,
+      timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
+      fetch: federationFetch,
+    });
+    const hub = eventHub;
+    const discoveryAnswers = createDiscoveryAnswers({ config, discovery, federatedDiscovery, signer, clock, baseUrl, committedSeq: () => hub.committedSeq() });
     const services: RegistryServices = {
       config,
       keyRenewal,
@@ -208,11 +218,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       apiKeys,
       ledger: createLedgerService({ storage, signer, clock }),
       discovery,
-      discoveryCache: createResponseCache<Buffer>({
-        maxEntries: config.REGISTRY_DISCOVERY_CACHE_ENTRIES,
-        maxAgeMs: 30_000,
-        now: () => clock.now().getTime(),
-      }),
+      discoveryAnswers,
       eventHub,
       routing: createRoutingService({
         agents,
@@ -228,14 +234,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       trustChain,
       childRegistries,
       parentLink,
-      federatedDiscovery: createFederatedDiscovery({
-        children: childRegistries,
-        signer,
-        registryId,
-        clock,
-        timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
-        fetch: federationFetch,
-      }),
+      federatedDiscovery,
       routes,
       metrics: undefined as unknown as RegistryMetrics,
       computerUse: createComputerUseService({
@@ -250,10 +249,10 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     };
     services.metrics = createRegistryMetrics(serverMetrics, {
       storage,
-      discoveryCacheStats: () => services.discoveryCache.stats(),
+      discoveryCacheStats: services.discoveryAnswers.cacheStats,
       signingKeyExpiresInSeconds: () => keyRenewal.expiresInSeconds(),
     });
-    app.decorate('ward', services);
+    await app.register(registryServices, { services });
     app.setValidatorCompiler(validatorCompiler);
     // Only JSON bodies: without this Fastify would accept text/plain and fail later, less clearly.
     app.removeContentTypeParser(['text/plain']);

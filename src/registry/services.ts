@@ -1,3 +1,4 @@
+import fastifyPlugin from 'fastify-plugin';
 import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
@@ -6,7 +7,7 @@ import type { AgentService } from './agents/agent-service.ts';
 import type { ApiKeyService } from './keys/api-key-service.ts';
 import type { LedgerService } from './ledger/ledger-service.ts';
 import type { DiscoveryService } from './discovery/discovery-service.ts';
-import type { ResponseCache } from './discovery/response-cache.ts';
+import type { DiscoveryAnswers } from './discovery/discovery-answers.ts';
 import type { HealthProber } from './health/health-prober.ts';
 import type { RoutingService } from './routing/routing-service.ts';
 import type { ChildRegistries } from './federation/child-registries.ts';
@@ -28,11 +29,8 @@ export type RegistryServices = {
   /** The transparency ledger's read side (proofs, signed tree heads). */
   readonly ledger: LedgerService;
   readonly discovery: DiscoveryService;
-  /**
-   * Signed discovery answers as encoded JSON bytes: a hit then costs neither serialising nor UTF-8
-   * encoding a large document again (measured: encoding alone was 45% of a cache hit's CPU).
-   */
-  readonly discoveryCache: ResponseCache<Buffer>;
+  /** `GET /v1/discover`'s answers: local (cached, signed) and federated, behind their access policy. */
+  readonly discoveryAnswers: DiscoveryAnswers;
   /** What this instance knows is committed, and the wake-ups of its event stream readers. */
   readonly eventHub: EventHub;
   readonly routing: RoutingService;
@@ -63,3 +61,14 @@ declare module 'fastify' {
     ward: RegistryServices;
   }
 }
+
+/**
+ * The `ward-registry-services` plugin: decorates the app with its services as `app.ward`. Every route
+ * group names it in its dependencies (http/route-plugin.ts).
+ */
+export const registryServices = fastifyPlugin<{ services: RegistryServices }>(
+  async (app, { services }) => {
+    app.decorate('ward', services);
+  },
+  { name: 'ward-registry-services', fastify: '5.x' },
+);

@@ -5,7 +5,6 @@ import type { Storage } from '../../core/storage/database.ts';
 import { migrationStatus } from '../../core/storage/migrator.ts';
 import { lastCommittedSeq, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
 import { WARD_VERSION } from '../../core/version.ts';
-import type { ResponseCache } from '../discovery/response-cache.ts';
 import type { HealthProber } from '../health/health-prober.ts';
 import type { LedgerService } from '../ledger/ledger-service.ts';
 import type { InstanceHeartbeat } from './instance-heartbeat.ts';
@@ -21,7 +20,8 @@ export type DiagnosticsDeps = {
   startedAt: Date;
   ledger: LedgerService;
   heartbeat: InstanceHeartbeat;
-  discoveryCache: ResponseCache<Buffer>;
+  /** The discovery answer cache's lookups and size. */
+  discoveryCacheStats(): { hits: number; misses: number; entries: number; max_entries: number };
   healthProber: HealthProber;
   redis?: Redis;
   registryId: string;
@@ -44,7 +44,7 @@ export async function buildDiagnostics(deps: DiagnosticsDeps) {
     deps.heartbeat.liveInstances(),
     pingRedis(deps.redis),
   ]);
-  const cache = deps.discoveryCache.stats();
+  const cache = deps.discoveryCacheStats();
   const lookups = cache.hits + cache.misses;
   return {
     version: WARD_VERSION,

@@ -1,4 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
@@ -20,6 +19,7 @@ import {
   UpdateAgentBody,
 } from '../schemas/agent-schemas.ts';
 import { IdempotencyHeaders, errorResponses } from '../schemas/common.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const IfMatchHeaders = Type.Object({
   ...IdempotencyHeaders.properties,
@@ -27,7 +27,7 @@ const IfMatchHeaders = Type.Object({
 });
 
 /** Agents: contract §3. Every write is idempotent by key and versioned by ETag. */
-export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) => {
   const { agents, storage, clock } = app.ward;
   const writeDeps = { storage, clock };
 
@@ -218,4 +218,4 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
     );
   }
-};
+});

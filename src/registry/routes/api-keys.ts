@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { PRICING_TIERS, PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import { runWrite } from '../../core/storage/write-unit.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
@@ -15,7 +15,7 @@ import {
 } from '../schemas/key-schemas.ts';
 
 /** API keys and pricing tiers under /v1/admin/billing (contract §7); every route needs registry:admin. */
-export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (app) => {
   const { apiKeys, storage, clock } = app.ward;
   const tags = ['billing'];
 
@@ -75,4 +75,4 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'Pricing tiers and their limits', response: { 200: TiersSchema, ...errorResponses(401, 403) } } },
     async () => ({ tiers: PRICING_TIER_NAMES.map((name) => ({ name, ...PRICING_TIERS[name] })) }),
   );
-};
+});

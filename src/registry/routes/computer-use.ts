@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 import type { FastifyRequest } from 'fastify';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import type { ComputerUseService } from '../computer-use/computer-use-service.ts';
@@ -24,7 +24,7 @@ const Png = { description: 'PNG, 1280×800', content: { 'image/png': { schema: {
  * and a screenshot of one console page. The browser signs in to the console with the caller's own
  * credential, so it sees exactly what that administrator may see.
  */
-export const computerUseRoutes: FastifyPluginAsyncTypebox<ComputerUseRoutesOptions> = async (app, options) => {
+export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('ward-computer-use-routes', async (app, options) => {
   const { computerUse } = options;
   const { storage, clock } = app.ward;
   const tags = ['computer-use'];
@@ -126,7 +126,7 @@ export const computerUseRoutes: FastifyPluginAsyncTypebox<ComputerUseRoutesOptio
       return reply.type('image/png').header('cache-control', 'no-store').send(png as unknown as string);
     },
   );
-};
+});
 
 /** The API key or bearer token this request came with, to sign the browser in to the console as the same caller. */
 function presentedCredential(request: FastifyRequest): string | undefined {

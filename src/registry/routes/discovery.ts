@@ -1,19 +1,17 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WardError } from '../../core/errors.ts';
 import { contextOf } from '../auth/authentication.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import { createDiscoveryAnswers } from '../discovery/discovery-answers.ts';
 import type { DiscoveryQuery } from '../discovery/discovery-service.ts';
 import { FEDERATION_BUDGET_HEADER } from '../federation/federated-discovery.ts';
 import { DiscoverQuery, DiscoveryResponseSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const FEATURE = /^[a-z0-9][a-z0-9._+-]{0,63}$/;
 
-/** `GET /v1/discover` (contract §4). */
-export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { discoveryCache: cache, eventHub } = app.ward;
-  const answers = createDiscoveryAnswers(app.ward);
+/** `GET /v1/discover` (contract §4): the query checked, then the discovery answers' own (discovery-answers.ts). */
+export const discoveryRoutes = registryRoutePlugin('ward-discovery-routes', async (app) => {
+  const answers = app.ward.discoveryAnswers;
 
   app.get(
     '/v1/discover',
@@ -28,17 +26,12 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const query = normaliseQuery(request.query);
       if (request.query.federated === true) return reply.send(await answers.federated(query, contextOf(request), request.headers[FEDERATION_BUDGET_HEADER]));
-      const key = JSON.stringify(query);
-      const generation = eventHub.committedSeq();
+      // Already the JSON bytes (cached or signed): sent as they are, past the response serialiser.
       reply.type('application/json; charset=utf-8');
-      const cached = cache.get(key, generation);
-      if (cached) return reply.send(cached as never);
-      const json = await answers.local(query);
-      cache.set(key, generation, json);
-      return reply.send(json as never);
+      return reply.send((await answers.local(query)) as never);
     },
   );
-};
+});
 
 /** Jurisdiction upper-case and checked, feature lists split on commas and checked, limit defaulted. */
 function normaliseQuery(raw: {

@@ -1,5 +1,4 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WardError } from '../../core/errors.ts';
 import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
@@ -11,6 +10,7 @@ import { parseEventTypes, requestedPosition, resolveStartSeq } from '../events/s
 import { callContext } from '../http/request-context.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { EventHistoryQuery, EventHistorySchema, EventStreamHeaders, EventStreamQuery, EventStreamResponse } from '../schemas/event-schemas.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /** Stream tunables; tests shorten the ping interval and the stall timeout. */
 export type EventRoutesOptions = Partial<EventStreamOptions>;
@@ -21,7 +21,7 @@ export type EventRoutesOptions = Partial<EventStreamOptions>;
  * before the response is taken over, so those answers go out in the error envelope; after that the
  * response belongs to the stream (event-stream.ts).
  */
-export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, overrides) => {
+export const eventRoutes = registryRoutePlugin<EventRoutesOptions>('ward-event-stream-routes', async (app, overrides) => {
   const { storage, config, clock } = app.ward;
   const options: EventStreamOptions = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...definedOnly(overrides) };
   const hub = app.ward.eventHub;
@@ -93,14 +93,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       });
     },
   );
-};
+});
 
 /**
  * `GET /v1/events`: the retained events as JSON pages, newest first (an agent's history, the recent
  * changes): the stream's content for readers that look back rather than follow, under the stream's
  * own tier rule.
  */
-export const eventHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const eventHistoryRoutes = registryRoutePlugin('ward-event-history-routes', async (app) => {
   const { storage } = app.ward;
   app.get(
     '/v1/events',
@@ -138,7 +138,7 @@ export const eventHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
-};
+});
 
 /** The connection the LISTEN session needs: the configured PostgreSQL database and schema. */
 function definedOnly<T extends object>(value: T): Partial<T> {

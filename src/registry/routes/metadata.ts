@@ -1,8 +1,8 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { registryUri } from '../../core/ids.ts';
 import type { RegistryServices } from '../services.ts';
 import { StringEnum, errorResponses } from '../schemas/common.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const ServerMetadata = Type.Object(
   {
@@ -47,7 +47,7 @@ export function serverMetadata(ward: RegistryServices) {
 }
 
 /** Server metadata and the registry's JWKS; no authentication (spec, Conventions 5). */
-export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const metadataRoutes = registryRoutePlugin('ward-metadata-routes', async (app) => {
   // Signed once per base URL: the metadata only changes when the address does.
   // ...and the signing key, which changes on rotation.
   let cached: { base: string; kid: string; body: ReturnType<typeof serverMetadata> & { signed_metadata: string } } | undefined;
@@ -85,4 +85,4 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({ status: 'ok' as const, storage: app.ward.storage.backend }),
   );
-};
+});

@@ -1,6 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../core/config.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /** The OpenAPI 3.0.3 document is generated from the route schemas: one source for both. */
 export function openApiOptions(config: Config): SwaggerOptions {
@@ -23,10 +23,10 @@ export function openApiOptions(config: Config): SwaggerOptions {
   };
 }
 
-export const openApiRoutes: FastifyPluginAsync = async (app) => {
+export const openApiRoutes = registryRoutePlugin('ward-openapi-routes', async (app) => {
   app.get(
     '/v1/openapi.json',
     { schema: { tags: ['metadata'], summary: 'This OpenAPI 3.0.3 document' } },
     async () => app.swagger(),
   );
-};
+}, { dependencies: ['@fastify/swagger'] });

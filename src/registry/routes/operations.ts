@@ -1,4 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
 import { SCOPES } from '../../core/call-context.ts';
 import { buildDiagnostics } from '../operations/diagnostics.ts';
@@ -11,6 +10,7 @@ import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import { checkReadiness } from '../operations/readiness.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../schemas/operations-schemas.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 export type OperationsRoutesOptions = {
   traffic: TrafficStats;
@@ -32,7 +32,7 @@ const ReadyAnswer = Type.Object({
  * What operators and the admin console read about the registry itself (docs/console.md):
  * `GET /v1/caller` (who the credential is), `GET /v1/admin/overview` and `GET /v1/admin/diagnostics`.
  */
-export const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = async (app, options) => {
+export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('ward-operations-routes', async (app, options) => {
   const ward = app.ward;
   const tags = ['operations'];
 
@@ -135,11 +135,11 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions
         startedAt: options.startedAt,
         ledger: ward.ledger,
         heartbeat: options.heartbeat,
-        discoveryCache: ward.discoveryCache,
+        discoveryCacheStats: ward.discoveryAnswers.cacheStats,
         healthProber: ward.healthProber,
         registryId: ward.registryId,
         baseUrl: ward.baseUrl,
         ...(options.redis ? { redis: options.redis } : {}),
       }),
   );
-};
+});

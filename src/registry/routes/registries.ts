@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { WardError } from '../../core/errors.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import type { PreparedRegistry } from '../federation/child-registries.ts';
@@ -24,7 +24,7 @@ import {
  * (`/v1/federation/fetch`, `/v1/federation/status`) are public: statements and status tokens are
  * signed, and hold nothing secret (docs/federation.md).
  */
-export const registryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const registryRoutes = registryRoutePlugin('ward-registry-routes', async (app) => {
   const { childRegistries, storage, clock } = app.ward;
   const tags = ['federation'];
 
@@ -128,4 +128,4 @@ export const registryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return childRegistries.status(request.query.sub);
     },
   );
-};
+});

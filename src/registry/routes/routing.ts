@@ -1,17 +1,17 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WardError } from '../../core/errors.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { callContext } from '../http/request-context.ts';
 import { RouteBody, RoutingResponseSchema } from '../schemas/discovery-schemas.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /**
  * `POST /v1/route` (contract §4). It changes nothing, so it needs no idempotency key and ignores one.
  * The weighted choice among equal endpoints is seeded by the request id: send the same X-Request-Id to
  * get the same answer.
  */
-export const routingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const routingRoutes = registryRoutePlugin('ward-routing-routes', async (app) => {
   app.post(
     '/v1/route',
     {
@@ -44,4 +44,4 @@ export const routingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return app.ward.routing.route(callContext(request), { ...body, ...jurisdictions });
     },
   );
-};
+});

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { WardError } from '../../core/errors.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -15,7 +15,7 @@ import {
 const CURSOR_KIND = 'ledger';
 
 /** The transparency ledger (contract §6; docs/transparency.md). Read-only, no authentication needed. */
-export const transparencyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const transparencyRoutes = registryRoutePlugin('ward-transparency-routes', async (app) => {
   const { ledger } = app.ward;
   const tags = ['transparency'];
 
@@ -79,7 +79,7 @@ export const transparencyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ledger.consistencyProof(request.query.first, request.query.second),
   );
-};
+});
 
 function leafIndexFromCursor(cursor: string): number {
   const position = decodeCursor(cursor, CURSOR_KIND);

@@ -1,4 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
@@ -11,12 +10,13 @@ import { IdempotencyHeaders } from '../schemas/common.ts';
 import { RotateKeyBody, RotatedKeySchema } from '../schemas/registry-schemas.ts';
 import { rotateRegistryKey } from '../trust/key-rotation.ts';
 import { agentTrustBundle, childRegistryTrustBundle, registryTrustBundle } from '../trust/trust-bundle.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const REGISTRY_URI = /^registry:\/\/[a-z]{2}\/registries\/[a-z0-9][a-z0-9-]{0,62}$/;
 const ANCHOR_ROLES = { root: 'root', sovereign: 'sovereign_registry', organisational: 'organisation' } as const;
 
 /** Trust anchors and bundles (contract §5). */
-export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) => {
   const ward = app.ward;
 
   app.get(
@@ -117,4 +117,4 @@ export const trustRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendOutcome(reply, outcome);
     },
   );
-};
+});

@@ -1,16 +1,16 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { UsageMeter } from '../usage/usage-meter.ts';
 import { liveUsage, summariseUsage } from '../usage/usage-report.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { KeyIdParams } from '../schemas/key-schemas.ts';
 import { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../schemas/usage-schemas.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /** What the usage routes read: the meter (durable counts) and the limiter (live state). */
 export type UsageRoutesOptions = { limiter: RateLimiter; meter: UsageMeter };
 
 /** Usage summary and live usage under /v1/admin/billing (contract §7); both need registry:admin. */
-export const usageRoutes: FastifyPluginAsyncTypebox<UsageRoutesOptions> = async (app, options) => {
+export const usageRoutes = registryRoutePlugin<UsageRoutesOptions>('ward-usage-routes', async (app, options) => {
   const { apiKeys, storage, clock } = app.ward;
   const tags = ['billing'];
 
@@ -39,4 +39,4 @@ export const usageRoutes: FastifyPluginAsyncTypebox<UsageRoutesOptions> = async 
     },
     async (request) => liveUsage({ apiKeys, limiter: options.limiter }, request.params.key_id, clock.now()),
   );
-};
+});
