@@ -229,6 +229,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
         trustChain,
         signResponses: config.REGISTRY_SIGN_RESPONSES,
         staleAfterMs: 3 * config.REGISTRY_HEALTH_INTERVAL_MS,
+        committedSeq: () => hub.committedSeq(),
       }),
       registryId,
       trustChain,

@@ -22,7 +22,7 @@ export const routingRoutes = registryRoutePlugin('ward-routing-routes', async (a
         response: { 200: RoutingResponseSchema, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       refuseIfRevoked(app.ward);
       // `target_agent_id` (the spec's name, the MCP tool's) is accepted as `target` (the contract's).
       const { target_agent_id: targetAgentId, ...rest } = request.body;
@@ -41,7 +41,10 @@ export const routingRoutes = registryRoutePlugin('ward-routing-routes', async (a
         if (!jurisdictions[field]) errors.push({ in: 'body', pointer: `/${field}`, reason: 'must be an assigned ISO 3166-1 alpha-2 code' });
       }
       if (errors.length > 0) throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors });
-      return app.ward.routing.route(callContext(request), { ...body, ...jurisdictions });
+      const advice = await app.ward.routing.route(callContext(request), { ...body, ...jurisdictions });
+      // Already the JSON bytes (signed over them): sent as they are, past the response serialiser.
+      reply.type('application/json; charset=utf-8');
+      return reply.send(advice as never);
     },
   );
 });

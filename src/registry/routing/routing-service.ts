@@ -46,6 +46,8 @@ export type RoutingServiceDeps = {
   signResponses: boolean;
   /** A health reading older than this counts as unknown. */
   staleAfterMs: number;
+  /** The sequence of the last change committed on any instance: records read for routing are kept while it holds. */
+  committedSeq(): number;
 };
 
 /** Defaults of the routing hints when the agent's policy tags give none (contract §4). */
@@ -73,6 +75,20 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     return bundle;
   }
 
+  // Advice carries no time and no nonce: the same agent version, endpoint order, health, bundle and
+  // constraints are the same bytes, and a signature over the same bytes with the same key is as
+  // good as a new one. Keeping the latest few saves a signature per route to a busy agent.
+  const signatures = createResponseCache<string>({ maxEntries: 1_000, maxAgeMs: 5 * 60_000, now: () => deps.clock.now().getTime() });
+
+  async function signAdvice(json: string): Promise<string> {
+    const key = `${deps.signer.kid}\n${json}`;
+    const cached = signatures.get(key, 0);
+    if (cached) return cached;
+    const signed = await deps.signer.signJson(json, ROUTING_TYP);
+    signatures.set(key, 0, signed);
+    return signed;
+  }
+
   function requirementsOf(request: RouteRequest): RouteRequirements {
     return {
       denyCrossZone: request.residency?.deny_cross_zone ?? false,
@@ -85,10 +101,25 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     };
   }
 
+  // A target's record, kept while nothing is committed and for at most 5 s: every change of a
+  // record, its status, trust or endpoints' health status moves the event sequence; a reading that
+  // only confirms a status emits nothing and reaches routing within 5 s, against a staleness window
+  // of three probe intervals. Saves a query and a JSON parse per route to a busy agent.
+  const records = createResponseCache<AgentRecord>({ maxEntries: 10_000, maxAgeMs: 5_000, now: () => deps.clock.now().getTime() });
+
+  async function recordOf(ulid: string): Promise<AgentRecord> {
+    const generation = deps.committedSeq();
+    const cached = records.get(ulid, generation);
+    if (cached) return cached;
+    const record = await deps.agents.get(ulid);
+    records.set(ulid, generation, record);
+    return record;
+  }
+
   async function resolveTarget(target: string): Promise<AgentRecord> {
     const parsed = parseAgentId(target);
     if (!parsed) throw new WardError('AGENT_NOT_FOUND', undefined, { target });
-    const record = await deps.agents.get(parsed.ulid);
+    const record = await recordOf(parsed.ulid);
     if (parsed.jurisdiction && parsed.jurisdiction !== record.jurisdiction) throw new WardError('AGENT_NOT_FOUND', undefined, { target });
     if (record.status !== 'active' || record.trust_validation.state !== 'validated') {
       throw new WardError('AGENT_NOT_ACTIVE', 'The agent is not active and trust-validated, so it is not routable.', {
@@ -104,7 +135,11 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     return verdicts.map((v) => ({ index: v.index, url: v.endpoint.url, reasons: v.reasons }));
   }
 
-  async function build(record: AgentRecord, ordered: EndpointVerdict[], request: RouteRequest, ctx: CallContext): Promise<RoutingResponse> {
+  /**
+   * The advice as the JSON bytes to send: serialised once, signed over those bytes, and the signature
+   * appended (the same bytes as JSON.stringify of the signed answer, without serialising it twice).
+   */
+  async function build(record: AgentRecord, ordered: EndpointVerdict[], request: RouteRequest, ctx: CallContext): Promise<Buffer> {
     const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
     const chain = deps.trustChain();
     const tags = record.policy_tags;
@@ -122,12 +157,14 @@ export function createRoutingService(deps: RoutingServiceDeps) {
       },
       evidence: { registry_id: deps.registryId, record_version: String(record.version), delegation_chain: chain.delegationChain },
     };
-    if (deps.signResponses) response.signed_response = await deps.signer.sign(response, ROUTING_TYP);
-    return response;
+    const json = JSON.stringify(response);
+    if (!deps.signResponses) return Buffer.from(json);
+    return Buffer.from(`${json.slice(0, -1)},"signed_response":${JSON.stringify(await signAdvice(json))}}`);
   }
 
   return {
-    async route(ctx: CallContext, request: RouteRequest): Promise<RoutingResponse> {
+    /** The advice for `request` as the JSON bytes of a {@link RoutingResponse}, signed when the registry signs its answers. */
+    async route(ctx: CallContext, request: RouteRequest): Promise<Buffer> {
       const requirements = requirementsOf(request);
       const judge = (record: AgentRecord) => judgeEndpoints(record, requirements, { now: ctx.clock.now(), staleAfterMs: deps.staleAfterMs });
       if (request.target) {

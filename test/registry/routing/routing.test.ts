@@ -146,6 +146,25 @@ for (const backend of BACKENDS) {
       assert.deepEqual(JSON.parse(new TextDecoder().decode(payload)), advice);
     });
 
+    test('the same advice reuses its signature; advice that changed is signed afresh, over its new bytes', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry, { endpoints });
+      const jwks = createLocalJWKSet((await registry.call({ method: 'GET', url: '/.well-known/jwks.json' })).body);
+      const verifiedAdvice = async (signed: string) => JSON.parse(new TextDecoder().decode((await compactVerify(signed, jwks)).payload));
+      const first = await route(registry, { target: agent.agent_id });
+      const again = await route(registry, { target: agent.agent_id });
+      // ES256 signatures are randomised: equal ones are one signature, reused.
+      assert.equal(again.body.signed_response, first.body.signed_response);
+      const id = ulidOf(agent.agent_id);
+      await registry.call({ method: 'POST', url: `/v1/agents/${id}/suspend`, headers: writeHeaders(), payload: { reason: 'maintenance' } });
+      await registry.call({ method: 'POST', url: `/v1/agents/${id}/reinstate`, headers: writeHeaders(), payload: {} });
+      const changed = await route(registry, { target: agent.agent_id });
+      assert.equal(changed.body.evidence.record_version, '3');
+      assert.notEqual(changed.body.signed_response, first.body.signed_response);
+      const { signed_response, ...advice } = changed.body;
+      assert.deepEqual(await verifiedAdvice(signed_response), advice);
+    });
+
     test('the embedded trust bundle is reused for a while but never served expired', async (t) => {
       const clock = { at: Date.now(), now() { return new Date(this.at); } };
       const registry = await buildTestRegistry(t, backend, { clock });
