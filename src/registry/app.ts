@@ -205,6 +205,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
       fetch: federationFetch,
     });
+    // Bound here for the closures below: `eventHub` is a `let` (closed on failure), so it does not narrow inside them.
     const hub = eventHub;
     const discoveryAnswers = createDiscoveryAnswers({ config, discovery, federatedDiscovery, signer, clock, baseUrl, committedSeq: () => hub.committedSeq() });
     const services: RegistryServices = {

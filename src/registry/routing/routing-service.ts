@@ -106,6 +106,11 @@ export function createRoutingService(deps: RoutingServiceDeps) {
   // only confirms a status emits nothing and reaches routing within 5 s, against a staleness window
   // of three probe intervals. Saves a query and a JSON parse per route to a busy agent.
   const records = createResponseCache<AgentRecord>({ maxEntries: 10_000, maxAgeMs: 5_000, now: () => deps.clock.now().getTime() });
+  // The agent a route by capability chose, per request (every field but the request id), kept the
+  // same way. A hit is judged again (a reading may have gone stale since) and, if it no longer
+  // qualifies, the ranked candidates are read as on a miss. Saves the ranking queries and the record
+  // read of a capability that many callers route to.
+  const chosen = createResponseCache<AgentRecord>({ maxEntries: 10_000, maxAgeMs: 5_000, now: () => deps.clock.now().getTime() });
 
   async function recordOf(ulid: string): Promise<AgentRecord> {
     const generation = deps.committedSeq();
@@ -176,6 +181,13 @@ export function createRoutingService(deps: RoutingServiceDeps) {
         }
         return build(record, ordered, request, ctx);
       }
+      const key = JSON.stringify(request);
+      const generation = deps.committedSeq();
+      const earlier = chosen.get(key, generation);
+      if (earlier) {
+        const ordered = orderForFailover(judge(earlier), ctx.requestId);
+        if (ordered.length > 0) return build(earlier, ordered, request, ctx);
+      }
       const candidates = deps.discovery.candidates({
         capability: request.capability as string,
         require_features: request.required_features ?? [],
@@ -189,7 +201,10 @@ export function createRoutingService(deps: RoutingServiceDeps) {
       for await (const candidate of candidates) {
         const verdicts = judge(candidate);
         const ordered = orderForFailover(verdicts, ctx.requestId);
-        if (ordered.length > 0) return build(candidate, ordered, request, ctx);
+        if (ordered.length > 0) {
+          chosen.set(key, generation, candidate);
+          return build(candidate, ordered, request, ctx);
+        }
         rejected.push({ agent_id: candidate.agent_id, endpoints: describeExclusions(verdicts) });
       }
       throw new WardError('NO_ROUTE', `No agent with the capability "${request.capability}" has an endpoint that meets the request.`, {

@@ -165,6 +165,20 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await verifiedAdvice(signed_response), advice);
     });
 
+    test('a capability route keeps its choice only while nothing changes: a suspended choice is routed around at once', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const skill = { capabilities: { skills: ['referral.triage'] } };
+      const best = await registerAgent(registry, { ...skill, display_name: 'best', endpoints: [{ url: 'https://best.example.org', protocol: 'mesh-a2a-jsonrpc', priority: 0 }] });
+      const next = await registerAgent(registry, { ...skill, display_name: 'next', endpoints: [{ url: 'https://next.example.org', protocol: 'mesh-a2a-jsonrpc', priority: 50 }] });
+      const request = { capability: 'referral.triage', protocol: 'mesh-a2a-jsonrpc' };
+      assert.equal((await route(registry, request)).body.resolved_target, best.agent_id);
+      assert.equal((await route(registry, request)).body.resolved_target, best.agent_id);
+      await registry.call({ method: 'POST', url: `/v1/agents/${ulidOf(best.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'maintenance' } });
+      assert.equal((await route(registry, request)).body.resolved_target, next.agent_id);
+      await registry.call({ method: 'POST', url: `/v1/agents/${ulidOf(next.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'maintenance' } });
+      assert.equal((await route(registry, request)).body.error.code, 'NO_ROUTE');
+    });
+
     test('the embedded trust bundle is reused for a while but never served expired', async (t) => {
       const clock = { at: Date.now(), now() { return new Date(this.at); } };
       const registry = await buildTestRegistry(t, backend, { clock });
