@@ -63,20 +63,34 @@ async function subscribe(url: string, count: number, arrivals: Map<string, numbe
   return responses;
 }
 
+/** The registry's V8 heap in use and its external memory (prom-client's default metrics), in MiB. */
+async function heapMiB(url: string): Promise<{ used: number; external: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return { used: value('nodejs_heap_size_used_bytes'), external: value('nodejs_external_memory_bytes') };
+}
+
 const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
+/** Distinct agents for every write of a run (their names must not collide: a duplicate is refused). */
+let agentNumber = 3_000_000;
+
 /** Writes `EVENTS` registrations one at a time; answers the write latencies and each write's start, by event id. */
-async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: WriteAnswer) => Promise<string>): Promise<number[]> {
+async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: WriteAnswer) => Promise<string>, afterEach?: (index: number) => void): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < EVENTS; i += 1) {
     const started = performance.now();
     const response = await fetch(`${url}/v1/agents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-idempotency-key': randomUUID() },
-      body: JSON.stringify(syntheticAgent(3_000_000 + i + Math.floor(Math.random() * 1e6))),
+      body: JSON.stringify(syntheticAgent((agentNumber += 1))),
     });
+    // A refused write has no event to wait for: counted as missed by every subscriber, it would
+    // read as lost events.
+    if (response.status !== 201) throw new Error(`registration ${i} answered ${response.status}: ${await response.text()}`);
     latencies.push(performance.now() - started);
     starts.set(await seqOf((await response.json()) as WriteAnswer), started);
+    afterEach?.(i);
     await new Promise((resolve) => setTimeout(resolve, GAP_MS));
   }
   return latencies;
@@ -84,21 +98,38 @@ async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: 
 
 async function ward(subscribers: number) {
   const dir = mkdtempSync(join(tmpdir(), 'ward-fanout-'));
-  const registry = await startQuietRegistry({ DATABASE_URL: '', REGISTRY_DATA_DIR: dir });
+  const registry = await startQuietRegistry({
+    DATABASE_URL: '',
+    REGISTRY_DATA_DIR: dir,
+    // V8 flags for the registry alone (e.g. --max-semi-space-size=4, to tell heap sizing from growth).
+    ...(process.env.BENCH_REGISTRY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_REGISTRY_NODE_OPTIONS } : {}),
+  });
   try {
     // The writer alone first, then with the subscribers.
     const alone = await writeAll(registry.url, new Map(), async () => '');
     const arrivals = new Map<string, number[]>();
     const responses = await subscribe(`${registry.url}/v1/events/stream?event_types=agent.registered`, subscribers, arrivals);
     const rssBefore = rssKiB(registry.child.pid as number);
+    const heapBefore = await heapMiB(registry.url);
     const starts = new Map<string, number>();
     const history = async (body: WriteAnswer) => {
       const events = (await (await fetch(`${registry.url}/v1/events?subject=${encodeURIComponent(body.agent_id ?? '')}&event_types=agent.registered&limit=1`)).json()) as { events?: { seq: number }[] };
       return String(events.events?.[0]?.seq ?? '');
     };
-    const latencies = await writeAll(registry.url, starts, history);
+    // RSS every tenth of the run: growth that levels off is the heap and buffers warming up; growth
+    // that goes on to the end would be a leak.
+    const rssSeries: number[] = [];
+    const sampleEvery = Math.max(1, Math.floor(EVENTS / 10));
+    const latencies = await writeAll(registry.url, starts, history, (index) => {
+      if ((index + 1) % sampleEvery === 0) rssSeries.push(Math.round((rssKiB(registry.child.pid as number) - rssBefore) / 1024));
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const rssAfter = rssKiB(registry.child.pid as number);
+    if (process.env.BENCH_RSS_SERIES) {
+      const heapAfter = await heapMiB(registry.url);
+      console.log(`RSS growth MiB every ${sampleEvery} events, ${subscribers} subscribers: ${rssSeries.join(' ')}`);
+      console.log(`V8 heap used ${heapBefore.used.toFixed(1)} → ${heapAfter.used.toFixed(1)} MiB, external ${heapBefore.external.toFixed(1)} → ${heapAfter.external.toFixed(1)} MiB`);
+    }
     for (const response of responses) response.destroy();
     const delays: number[] = [];
     let missed = 0;
