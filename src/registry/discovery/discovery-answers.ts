@@ -9,6 +9,7 @@ import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
+import { withMembers } from '../../core/crypto/json-members.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { timeoutWithinBudget, type FederatedDiscovery } from '../federation/federated-discovery.ts';
@@ -47,16 +48,11 @@ export function createDiscoveryAnswers(deps: DiscoveryAnswerDeps) {
   async function answer(query: DiscoveryQuery): Promise<Buffer> {
     const results = await discovery.discover(query);
     const body: LocalBody = { query, results, result_count: results.length };
-    // Serialised once: the signed payload is {...body, iss, iat} and the answer {...body,
-    // signed_response}, each the body's JSON with members appended (the same bytes as
-    // JSON.stringify of those objects, without serialising a large document three times).
-    let text = JSON.stringify(body);
-    if (config.REGISTRY_SIGN_RESPONSES) {
-      const open = text.slice(0, -1);
-      const signed = `${open},"iss":${JSON.stringify(deps.baseUrl())},"iat":${issuedAt()}}`;
-      text = `${open},"signed_response":${JSON.stringify(await signer.signJson(signed, DISCOVERY_TYP))}}`;
-    }
-    return Buffer.from(text);
+    // Serialised once: the signed payload is {...body, iss, iat} and the answer {...body, signed_response}.
+    const text = JSON.stringify(body);
+    if (!config.REGISTRY_SIGN_RESPONSES) return Buffer.from(text);
+    const signed = await signer.signJson(withMembers(text, { iss: deps.baseUrl(), iat: issuedAt() }), DISCOVERY_TYP);
+    return Buffer.from(withMembers(text, { signed_response: signed }));
   }
 
   return {

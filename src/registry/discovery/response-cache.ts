@@ -1,7 +1,9 @@
 /**
- * A small cache of signed discovery responses. An entry is valid while the registry's event sequence
- * (the generation) is unchanged — any committed change on any instance moves it — and for at most
- * `maxAgeMs`, which bounds how old the health readings inside a cached answer can be.
+ * A small least-recently-used cache of what discovery and routing computed from committed data
+ * (discovery answers; routing's records, choices, trust bundles and signatures). An entry is valid
+ * while its generation holds — callers pass the registry's event sequence, which any committed change
+ * on any instance moves, or a constant — and for at most `maxAgeMs`, which bounds how old the health
+ * readings inside an entry can be.
  */
 export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: number; now: () => number }) {
   const entries = new Map<string, { generation: number; storedAt: number; value: T }>();
@@ -37,4 +39,3 @@ export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: 
   };
 }
 
-export type ResponseCache<T> = ReturnType<typeof createResponseCache<T>>;

@@ -2,6 +2,7 @@ import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ROUTING_TYP } from '../../core/crypto/answer-types.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import { withMembers } from '../../core/crypto/json-members.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
@@ -33,7 +34,6 @@ export type RoutingResponse = {
   trust_bundle: SignedTrustBundle;
   constraints: { phi_allowed: boolean; max_concurrency_hint: number; rate_limit_rps_hint: number };
   evidence: { registry_id: string; record_version: string; delegation_chain: string[] };
-  signed_response?: string;
 };
 
 export type RoutingServiceDeps = {
@@ -63,7 +63,8 @@ const CAPABILITY_CANDIDATES = 20;
 export function createRoutingService(deps: RoutingServiceDeps) {
   // A bundle depends on the record version, the chain and the signing key; reusing one for a few
   // minutes of its hour saves a signature per route while leaving clients most of its lifetime.
-  const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now: () => deps.clock.now().getTime() });
+  const now = () => deps.clock.now().getTime();
+  const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now });
 
   async function bundleFor(record: AgentRecord, ctx: CallContext): Promise<SignedTrustBundle> {
     const chain = deps.trustChain();
@@ -78,7 +79,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
   // Advice carries no time and no nonce: the same agent version, endpoint order, health, bundle and
   // constraints are the same bytes, and a signature over the same bytes with the same key is as
   // good as a new one. Keeping the latest few saves a signature per route to a busy agent.
-  const signatures = createResponseCache<string>({ maxEntries: 1_000, maxAgeMs: 5 * 60_000, now: () => deps.clock.now().getTime() });
+  const signatures = createResponseCache<string>({ maxEntries: 1_000, maxAgeMs: 5 * 60_000, now });
 
   async function signAdvice(json: string): Promise<string> {
     const key = `${deps.signer.kid}\n${json}`;
@@ -105,12 +106,12 @@ export function createRoutingService(deps: RoutingServiceDeps) {
   // record, its status, trust or endpoints' health status moves the event sequence; a reading that
   // only confirms a status emits nothing and reaches routing within 5 s, against a staleness window
   // of three probe intervals. Saves a query and a JSON parse per route to a busy agent.
-  const records = createResponseCache<AgentRecord>({ maxEntries: 10_000, maxAgeMs: 5_000, now: () => deps.clock.now().getTime() });
-  // The agent a route by capability chose, per request (every field but the request id), kept the
-  // same way. A hit is judged again (a reading may have gone stale since) and, if it no longer
-  // qualifies, the ranked candidates are read as on a miss. Saves the ranking queries and the record
-  // read of a capability that many callers route to.
-  const chosen = createResponseCache<AgentRecord>({ maxEntries: 10_000, maxAgeMs: 5_000, now: () => deps.clock.now().getTime() });
+  const records = createResponseCache<AgentRecord>({ maxEntries: 10_000, maxAgeMs: 5_000, now });
+  // The agent a route by capability chose (its id), per request (every field but the request id),
+  // kept the same way; its record comes from `records`. Whether an agent qualifies depends only on
+  // its record and the request (health orders endpoints, never excludes them), so a hit needs no
+  // second look. Saves the ranking queries of a capability that many callers route to.
+  const chosen = createResponseCache<string>({ maxEntries: 10_000, maxAgeMs: 5_000, now });
 
   async function recordOf(ulid: string): Promise<AgentRecord> {
     const generation = deps.committedSeq();
@@ -140,10 +141,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     return verdicts.map((v) => ({ index: v.index, url: v.endpoint.url, reasons: v.reasons }));
   }
 
-  /**
-   * The advice as the JSON bytes to send: serialised once, signed over those bytes, and the signature
-   * appended (the same bytes as JSON.stringify of the signed answer, without serialising it twice).
-   */
+  /** The advice as the JSON bytes to send: serialised once, signed over those bytes, the signature appended. */
   async function build(record: AgentRecord, ordered: EndpointVerdict[], request: RouteRequest, ctx: CallContext): Promise<Buffer> {
     const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
     const chain = deps.trustChain();
@@ -164,11 +162,11 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     };
     const json = JSON.stringify(response);
     if (!deps.signResponses) return Buffer.from(json);
-    return Buffer.from(`${json.slice(0, -1)},"signed_response":${JSON.stringify(await signAdvice(json))}}`);
+    return Buffer.from(withMembers(json, { signed_response: await signAdvice(json) }));
   }
 
   return {
-    /** The advice for `request` as the JSON bytes of a {@link RoutingResponse}, signed when the registry signs its answers. */
+    /** The advice for `request` as the JSON bytes of a {@link RoutingResponse}, with `signed_response` appended when the registry signs its answers. */
     async route(ctx: CallContext, request: RouteRequest): Promise<Buffer> {
       const requirements = requirementsOf(request);
       const judge = (record: AgentRecord) => judgeEndpoints(record, requirements, { now: ctx.clock.now(), staleAfterMs: deps.staleAfterMs });
@@ -185,8 +183,8 @@ export function createRoutingService(deps: RoutingServiceDeps) {
       const generation = deps.committedSeq();
       const earlier = chosen.get(key, generation);
       if (earlier) {
-        const ordered = orderForFailover(judge(earlier), ctx.requestId);
-        if (ordered.length > 0) return build(earlier, ordered, request, ctx);
+        const record = await recordOf(earlier);
+        return build(record, orderForFailover(judge(record), ctx.requestId), request, ctx);
       }
       const candidates = deps.discovery.candidates({
         capability: request.capability as string,
@@ -202,7 +200,9 @@ export function createRoutingService(deps: RoutingServiceDeps) {
         const verdicts = judge(candidate);
         const ordered = orderForFailover(verdicts, ctx.requestId);
         if (ordered.length > 0) {
-          chosen.set(key, generation, candidate);
+          const ulid = (parseAgentId(candidate.agent_id) as { ulid: string }).ulid;
+          chosen.set(key, generation, ulid);
+          records.set(ulid, generation, candidate);
           return build(candidate, ordered, request, ctx);
         }
         rejected.push({ agent_id: candidate.agent_id, endpoints: describeExclusions(verdicts) });

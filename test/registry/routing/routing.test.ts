@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compactVerify, createLocalJWKSet } from 'jose';
+import { upsertEndpointHealth } from '../../../src/core/storage/stores/endpoint-health-store.ts';
 import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
 import { BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 
@@ -177,6 +178,25 @@ for (const backend of BACKENDS) {
       assert.equal((await route(registry, request)).body.resolved_target, next.agent_id);
       await registry.call({ method: 'POST', url: `/v1/agents/${ulidOf(next.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'maintenance' } });
       assert.equal((await route(registry, request)).body.error.code, 'NO_ROUTE');
+    });
+
+    test('a reading that only confirms a status (no event) reaches routing within 5 s, the most a record is kept', async (t) => {
+      const clock = { at: Date.now(), now() { return new Date(this.at); } };
+      const registry = await buildTestRegistry(t, backend, { clock });
+      const url = 'https://only.example.org/a2a';
+      const agent = await registerAgent(registry, { endpoints: [{ url, protocol: 'mesh-a2a-jsonrpc', priority: 0 }] });
+      const reading = (at: number) =>
+        upsertEndpointHealth(registry.storage.db, { agent_id: ulidOf(agent.agent_id), endpoint_index: 0, url, status: 'healthy', reason: null, latency_ms: 5, checked_at: new Date(at).toISOString() });
+      const health = async () => (await route(registry, { target: agent.agent_id })).body.selected.health;
+      const start = clock.at;
+      await reading(start);
+      clock.at = start + 89_000; // the reading is 89 s old: fresh (stale after 3 × 30 s)
+      assert.equal(await health(), 'healthy');
+      await reading(clock.at); // the prober confirms: nothing committed through a write unit, no event
+      clock.at += 2_000; // the kept record's reading is now 91 s old
+      assert.equal(await health(), 'unknown', 'the record kept 2 s ago still has the old reading');
+      clock.at += 4_000; // the kept record is 6 s old: read again
+      assert.equal(await health(), 'healthy');
     });
 
     test('the embedded trust bundle is reused for a while but never served expired', async (t) => {
