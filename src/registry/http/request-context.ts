@@ -46,7 +46,8 @@ export function idempotentRequest(request: FastifyRequest, required = true): Ide
     credentialId: callContext(request).principal.credentialId,
     method: request.method,
     path: request.url.split('?')[0] ?? request.url,
-    fingerprint: request.bodyFingerprint ?? requestFingerprint(request.body, request.headers['if-match']),
+    // Compared only when a key is sent, and then taken before validation (fingerprintBeforeValidation).
+    fingerprint: key === undefined ? '' : (request.bodyFingerprint ?? requestFingerprint(request.body, request.headers['if-match'])),
   };
 }
 
