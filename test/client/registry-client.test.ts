@@ -4,7 +4,8 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { createRegistryClient } from '../../src/client/registry-client.ts';
-import { closedPort, startMcpTestRegistry } from '../mcp/helpers.ts';
+import { startMcpTestRegistry } from '../mcp/helpers.ts';
+import { refusedPort } from '../helpers/refused-port.ts';
 
 /** A plain HTTP server standing in for something that is not a healthy registry; closed when the test ends. */
 async function stubServer(
@@ -121,7 +122,7 @@ describe('registry client', () => {
 
   test('nothing listening: SERVICE_UNAVAILABLE naming the network error', async () => {
     const client = createRegistryClient({
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: `http://127.0.0.1:${await refusedPort()}`,
       credential: ANY_KEY,
       timeoutMs: 5000,
     });

@@ -11,7 +11,8 @@ import { ALERT_RULES } from '../../src/console/alerts/alert-rules.ts';
 import { testScope } from '../helpers/listening.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { makeCertificate } from '../registry/trust/fixtures.ts';
-import { assertAccessible, closedPort, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack, waitForLive } from './console-harness.ts';
+import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack, waitForLive } from './console-harness.ts';
+import { refusedPort } from '../helpers/refused-port.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -65,7 +66,7 @@ for (const backend of BACKENDS) {
 
     test('checks that could not run are shown as such, not as "no alert"', async (t) => {
       const scope = testScope(t);
-      const port = await closedPort();
+      const port = await refusedPort();
       const running = await startConsoleFor(scope, `http://127.0.0.1:${port}`);
       const browser = await launchBrowser(t);
       const { page, errors } = await openPage(browser, { width: 390, height: 844 });

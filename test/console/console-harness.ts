@@ -14,7 +14,6 @@ import { startConsole, type RunningConsole } from '../../src/console/console-ser
 import type { Clock } from '../../src/core/clock.ts';
 import type { Backend } from '../../src/core/storage/database.ts';
 import { startRegistries, testScope, type ListeningRegistry, type Scope } from '../helpers/listening.ts';
-import { refusedPort } from '../helpers/refused-port.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const NEEDS_CHROMIUM = existsSync(CHROMIUM) ? {} : { skip: `${CHROMIUM} is absent (apt-get install chromium); .ci/run installs it` };
@@ -101,8 +100,6 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
   );
 }
 
-/** A loopback port nothing listens on (a registry or gateway that is down), for the whole test. */
-export const closedPort = refusedPort;
 
 /** Waits until the page follows the registry's event stream (the live badge says so). */
 export async function waitForLive(page: Page): Promise<void> {

@@ -5,13 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { testScope } from '../helpers/listening.ts';
-import { assertAccessible, closedPort, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack } from './console-harness.ts';
+import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack } from './console-harness.ts';
+import { refusedPort } from '../helpers/refused-port.ts';
 
 
 describe('console error states', NEEDS_CHROMIUM, () => {
   test('an unreachable registry: every page answers 503 and says where it looked', async (t) => {
     const scope = testScope(t);
-    const port = await closedPort();
+    const port = await refusedPort();
     const running = await startConsoleFor(scope, `http://127.0.0.1:${port}`);
     const browser = await launchBrowser(t);
     const { page } = await openPage(browser);

@@ -204,5 +204,3 @@ export function readResult(result: unknown): { isError: boolean; json: any; text
 export const countRequests = (registry: McpTestRegistry, prefix: string) =>
   registry.requests.filter((line) => line.startsWith(prefix)).length;
 
-/** A port on which nothing listens, for the whole test. */
-export { refusedPort as closedPort } from '../helpers/refused-port.ts';

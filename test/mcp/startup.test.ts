@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { startRegistries, testScope } from '../helpers/listening.ts';
-import { closedPort, mcpEnv, runToEnd, startMcpTestRegistry, WARD_CLI } from './helpers.ts';
+import { mcpEnv, runToEnd, startMcpTestRegistry, WARD_CLI } from './helpers.ts';
+import { refusedPort } from '../helpers/refused-port.ts';
 
 const WELL_FORMED_KEY = `rk_${'A1b2C3d4'.repeat(5)}xyz`;
 const ward = (t: TestContext, env: Record<string, string>, args = ['mcp', '--transport', 'stdio']) =>
@@ -47,7 +48,7 @@ describe('ward mcp refuses to start with an unusable configuration, naming the v
   });
 
   test('REGISTRY_URL where no registry answers, or where something else answers', async (t) => {
-    const port = await closedPort();
+    const port = await refusedPort();
     assertConfigurationError(
       await ward(t, { REGISTRY_URL: `http://127.0.0.1:${port}`, REGISTRY_API_KEY: WELL_FORMED_KEY }),
       'REGISTRY_URL',
