@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { firstHeader, httpKit, serverLogger } from '../../core/http/http-kit.ts';
@@ -36,7 +36,6 @@ declare module 'fastify' {
   }
 }
 
-const header = (request: FastifyRequest, name: string): string | undefined => firstHeader(request.headers, name);
 
 /**
  * Builds the on-demand gateway without listening (contract §10): the HTTP kit, the fleet of agent
@@ -76,7 +75,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   app.decorate('meshFleet', fleet);
   await app.register(meshTransport, { config, clock, didResolver: options.didResolver, notFoundMessage: 'No such path; JSON-RPC goes to POST /rpc/{alias}.' });
   app.addHook('onRequest', async (request) => {
-    const trace = parseTraceparent(header(request, 'traceparent'));
+    const trace = parseTraceparent(firstHeader(request.headers, 'traceparent'));
     if (trace) request.log = request.log.child({ trace_id: trace.traceId });
   });
   app.addHook('onClose', async () => {

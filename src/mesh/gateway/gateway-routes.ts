@@ -29,7 +29,6 @@ export type GatewayRouteOptions = {
   readonly logTailLines: number;
 };
 
-const header = (request: FastifyRequest, name: string): string | undefined => firstHeader(request.headers, name);
 
 /** The `ward-gateway-routes` plugin; it fails at start-up without `ward-mesh-transport` or the fleet. */
 export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
@@ -48,7 +47,6 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
       app.log.error({ err: error }, 'gateway failure');
       return meshErrorObject('INTERNAL_ERROR');
     };
-
 
     /**
      * Starts `alias` (and its dependencies) if need be. A first call waits seconds for that: the wait is
@@ -95,7 +93,7 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
       await forward({
         url: `${url}/`,
         method: 'POST',
-        headers: upstreamHeaders(request, nextTraceparent(header(request, 'traceparent'))),
+        headers: upstreamHeaders(request, nextTraceparent(firstHeader(request.headers, 'traceparent'))),
         body,
         response: reply.raw,
         timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
@@ -118,7 +116,7 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
       if (!fleet.has(alias)) return answer(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
       try {
         const url = await ensureAgent(request, reply, alias);
-        const version = header(request, 'a2a-version');
+        const version = firstHeader(request.headers, 'a2a-version');
         const response = await fetch(`${url}/.well-known/agent-card.json`, {
           headers: version === undefined ? {} : { 'a2a-version': version },
           signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
@@ -140,7 +138,7 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
           try {
             await principalOf(request);
             const url = await fleet.ensure(alias);
-            upstreamSockets.set(request, { url: `${url.replace(/^http/, 'ws')}/ws`, traceparent: nextTraceparent(header(request, 'traceparent')) });
+            upstreamSockets.set(request, { url: `${url.replace(/^http/, 'ws')}/ws`, traceparent: nextTraceparent(firstHeader(request.headers, 'traceparent')) });
           } catch (error) {
             return answer(reply, plainHttpStatus(error), failure(null, meshError(error)));
           }

@@ -35,7 +35,6 @@ export type AgentEndpointOptions = {
   readonly publicUrl: string | undefined;
 };
 
-const header = (request: FastifyRequest, name: string): string | undefined => firstHeader(request.headers, name);
 
 const principals = new WeakMap<FastifyRequest, MeshPrincipal>();
 
@@ -48,11 +47,11 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
 
     const principalOf = (request: FastifyRequest, body?: Buffer): Promise<MeshPrincipal> => app.meshAuthenticate(request.headers, body);
     const contextFor = (request: FastifyRequest, principal: MeshPrincipal, signal: AbortSignal, transport: 'http' | 'websocket'): RuntimeCallContext => {
-      const lastEventId = header(request, 'last-event-id');
+      const lastEventId = firstHeader(request.headers, 'last-event-id');
       return {
         principal,
         requestId: request.id,
-        traceparent: nextTraceparent(header(request, 'traceparent')),
+        traceparent: nextTraceparent(firstHeader(request.headers, 'traceparent')),
         transport,
         clock,
         signal: AbortSignal.any([signal, stopping]),
@@ -129,7 +128,7 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
         methods: [...methods.keys()],
         didVerify: config.DID_VERIFY,
         maxTokenTtlSeconds: config.MESH_JWT_MAX_TTL,
-        a2aVersion: header(request, 'a2a-version'),
+        a2aVersion: firstHeader(request.headers, 'a2a-version'),
       });
     });
   },

@@ -32,8 +32,10 @@ CREATE TABLE IF NOT EXISTS consents (
 
 /** Where the consent agent keeps consents; the implementation is SQLite ({@link SqliteConsentStore}). */
 export interface ConsentStore {
+  /** Records (or renews, clearing any revocation) a consent. */
   grant(key: ConsentKey, grantedBy: string, grantedAt: string, expiresAt: string | null): ConsentRecord;
   find(key: ConsentKey): ConsentRecord | undefined;
+  /** Revokes an active consent; undefined when there was none to revoke. */
   revoke(key: ConsentKey, revokedBy: string, revokedAt: string): ConsentRecord | undefined;
   close(): void;
 }
