@@ -72,7 +72,12 @@ const PHRASE = new RegExp(
     `|suffer(?:s|ing|ed)?\\s+from|complain(?:s|ing|ed)?\\s+of)${END_WORD}`,
   'giu',
 );
-const ICD10 = /(?<![\w.])[A-TV-Z]\d{2}\.\d{1,4}(?![\w.])/g;
+// A sentence's full stop may follow a code ("…and I63.9."); a further digit or letter may not (a version, "A12.3.4").
+const ICD10 = /(?<![\w.])[A-TV-Z]\d{2}\.\d{1,4}(?!\w|\.\w)/g;
+// Codes named by their code system ("ICD-10 I21.4", "ICD-10-CM: E11.9, I10.0 and I63.9") list what a
+// service covers far more often than they record a patient's diagnosis: a scope, like "diabetes referrals".
+const CODE_SYSTEM_BEFORE =
+  /(?<![\w])ICD[\s-]?1[01](?:[\s-]?CM)?\s*:?\s*(?:[A-TV-Z]\d{2}\.\d{1,4}\s*(?:,|\/|\band\b|\bor\b)\s*)*$/i;
 /**
  * Whether any health mention is there at all, in one pass before the costlier search for names.
  * Case-insensitive, so it may say yes to an acronym in lower case; it never says no wrongly.
@@ -112,7 +117,7 @@ const CREDENTIAL_AFTER =
 const ROLE_AFTER =
   /^[\s,(–—:-]{1,4}(?:(?:the|a|an|our|their|senior|chief|clinical|consultant|head|specialist|lead|principal|staff)\s+){0,3}(?:[\p{L}-]+\s+){0,2}?(?:consultant|surgeon|physician|clinician|doctor|nurse|gp|midwife|pharmacist|therapist|physiotherapist|dietitian|psychologist|psychiatrist|paediatrician|pediatrician|registrar|lead|director|head|chief|manager|founder|ceo|cto|cmo|cio|ccio|cnio|engineer|developer|maintainer|architect|professor|lecturer|researcher|scientist|specialist|practitioner|fellow|analyst|officer|coordinator|administrator|owner|editor|author|\p{L}*olog(?:ist|y)|\p{L}*iatri(?:st|cian))(?![\p{L}])(?!\s+patients?(?![\p{L}]))/iu;
 const CLINICIAN_POSSESSIVE =
-  /^['’]s\s+(?:[\p{L}-]+\s+){0,3}?(?:clinics?|lists?|team|services?|practice|firm|theatres?|wards?|patients|agent|unit|department|rooms|registrar|secretary)(?![\p{L}])/iu;
+  /^['’]s\s+(?:[\p{L}\d-]+\s+){0,3}?(?:clinics?|lists?|team|services?|practice|firm|theatres?|wards?|patients|agent|unit|department|rooms|registrar|secretary)(?![\p{L}])/iu;
 
 // Personal mailbox providers: an address there belongs to one person, never to a vendor's desk.
 const FREE_MAIL =
@@ -145,16 +150,24 @@ function allMatches(re: RegExp, text: string): RegExpExecArray[] {
 
 // --- What: health facts and scopes -------------------------------------------------------------------
 
-/** Whether the words after a condition make it a scope (a service) or a fact (a result), looking two words on. */
+const isServiceNoun = (word: string): boolean => SERVICE_NOUNS.has(word) || SERVICE_NOUNS.has(word.replace(/^.*-/, ''));
+
+/**
+ * Whether the words after a condition make it a scope (a service) or a fact (a result), looking two
+ * words on. A result word that a service noun follows names a service too: "medication review", "scan clinic".
+ */
 function wordsAfter(text: string, end: number): 'scope' | 'result' | undefined {
-  let rest = text.slice(end, end + 48);
+  let rest = text.slice(end, end + 64);
   for (let i = 0; i < 3; i++) {
     const m = NEXT_WORD.exec(rest);
     if (m === null || (i > 0 && /^[^\p{L}]*[,.;:()!?]/u.test(rest))) return undefined;
     const word = (m[1] ?? '').toLowerCase();
-    if (RESULT_WORDS.has(word)) return 'result';
-    if (SERVICE_NOUNS.has(word) || SERVICE_NOUNS.has(word.replace(/^.*-/, ''))) return 'scope';
     rest = rest.slice(m[0].length);
+    if (RESULT_WORDS.has(word)) {
+      const next = /^\s+([\p{L}][\p{L}'’-]*)/u.exec(rest)?.[1]?.toLowerCase() ?? '';
+      return isServiceNoun(next) && !RESULT_WORDS.has(next) ? 'scope' : 'result';
+    }
+    if (isServiceNoun(word)) return 'scope';
   }
   return undefined;
 }
@@ -188,8 +201,10 @@ function findHealth(text: string): Health[] {
     const cohort = COHORT_BEFORE.test(text.slice(Math.max(0, m.index - 64), m.index) + ' ');
     found.push({ start: m.index, end: m.index + m[0].length, fact: !cohort, owned: false, result: !cohort });
   }
-  for (const m of allMatches(ICD10, text))
-    found.push({ start: m.index, end: m.index + m[0].length, fact: true, owned: false, result: true });
+  for (const m of allMatches(ICD10, text)) {
+    const labelled = CODE_SYSTEM_BEFORE.test(text.slice(Math.max(0, m.index - 120), m.index));
+    found.push({ start: m.index, end: m.index + m[0].length, fact: !labelled, owned: false, result: !labelled });
+  }
   return found.sort((a, b) => a.start - b.start);
 }
 

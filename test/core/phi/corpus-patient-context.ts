@@ -288,6 +288,10 @@ export const PATIENT_CONTEXT_BLOCKED: readonly BlockedSample[] = [
   blocked('header', 'a member id header', { 'x-note': 'Member ID ABC12345678 Jane Roe diabetes' }, CONTACT, '/x-note'),
   blocked('body', 'a department before "patient" is no clinician role', description('Mr Lee, cardiology patient, heart failure'), NAME, '/description'),
   blocked('query', 'a self-introduction with a condition', { message: "I'm Peter Brown and I have asthma" }, NAME, '/query/message'),
+  // Found while generating legitimate records: a code at the end of a sentence was not read as one.
+  blocked('body', 'Mr, a name and an ICD-10 code ending a sentence', description('Mr John Smith, admitted with I21.4.'), NAME, '/description'),
+  blocked('body', 'a webmail address beside an unlabelled code', operator('Jane Smith, jane.smith@gmail.com: E11.9.'), CONTACT, '/owner/operator'),
+  blocked('body', 'a patient and codes named by their code system', description('Patient John Smith: ICD-10 I21.4 and I63.9.'), NAME, '/description'),
   ...heldOut(HELD_OUT_NAMES, NAME),
   ...heldOut(HELD_OUT_CONTACTS, CONTACT),
 ];
@@ -393,6 +397,15 @@ export const PATIENT_CONTEXT_ORDINARY: readonly OrdinarySample[] = [
   ordinary('header', 'a clinician in a caller-chosen header', {
     'x-contact': 'Dr Jane Smith, diabetes lead',
   }),
+  // Found by the generated registrations (generated-ordinary.ts): codes a service covers, a result word
+  // that names a service, a clinician's clinic for a condition with a number in it.
+  ...[
+    'Covers ICD-10 I21.4 and I63.9. Contact Jane Smith, jane.smith@northwind.nhs.uk',
+    'ICD-10-CM: E11.9, I10.0 or I63.9. Questions: Mr Patel, patel@contoso-health.com',
+    'Contact jane.smith@northwind.nhs.uk. Dr Jane Smith oversees the chest pain medication review service.',
+    'Ms Brown runs the asthma scan clinic; contact ms.brown@northwind.nhs.uk.',
+    "Takes referrals for Ms Smith's type 2 diabetes clinic.",
+  ].map((text) => ordinary('body', `generated: ${text.slice(0, 50)}`, description(text))),
   ...HELD_OUT_ORDINARY.map((text, i) =>
     ordinary('body', `held out: ${text.slice(0, 50)}`, field(i)[0](text)),
   ),

@@ -19,6 +19,8 @@ import {
   type BlockedSample,
   type OrdinarySample,
 } from './corpus.ts';
+import fc from 'fast-check';
+import { generatedRegistration } from './generated-ordinary.ts';
 
 function scan(sample: BlockedSample | OrdinarySample): PhiFinding[] {
   switch (sample.in) {
@@ -77,6 +79,17 @@ describe('ordinary registry traffic', () => {
       assert.deepEqual(scan(sample), []);
     });
   }
+});
+
+describe('generated legitimate registrations', () => {
+  test('pass: clinicians, conditions, service desks, dates, versions and codes in any combination', () => {
+    fc.assert(
+      fc.property(generatedRegistration, (body) => {
+        assert.deepEqual(scanForPhi(body), [], JSON.stringify(body));
+      }),
+      { numRuns: Number(process.env.PHI_GENERATED_RUNS ?? 2000) },
+    );
+  });
 });
 
 describe('findings', () => {

@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import { loadConfig } from '../../../src/core/config.ts';
 import { buildRegistry } from '../../../src/registry/app.ts';
 import type { InjectOptions } from 'fastify';
+import fc from 'fast-check';
+import { generatedRegistration } from '../../core/phi/generated-ordinary.ts';
 import { BLOCKED, ORDINARY, type BlockedSample, type OrdinarySample } from '../../core/phi/corpus.ts';
 import { BACKENDS, agentBody, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 
@@ -98,6 +100,16 @@ for (const backend of BACKENDS) {
       }
       // Some samples put values the policy-tag schema refuses (objects, nulls); the rest must register.
       assert.ok(registered >= 30, `only ${registered} of ${bodies.length} registered`);
+    });
+
+    test('generated legitimate registrations all register', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const bodies = fc.sample(generatedRegistration, 60);
+      for (const [index, body] of bodies.entries()) {
+        const payload = { ...body, display_name: `${body.display_name as string} ${index}` };
+        const response = await registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload });
+        assert.equal(response.status, 201, `${JSON.stringify(response.body)} for ${JSON.stringify(payload)}`);
+      }
     });
 
     test('PHI on a status change reason is refused and the status stays as it was', async (t) => {
