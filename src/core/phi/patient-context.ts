@@ -69,7 +69,8 @@ const CONDITION_WORD = new RegExp(`^(?:${CONDITION_TERMS.join('|')})$`, 'iu');
 const ACRONYM = new RegExp(`${NOT_LETTER}(?:${CONDITION_ACRONYMS.join('|')})${END_WORD}`, 'gu');
 const PHRASE = new RegExp(
   `${NOT_LETTER}(?:diagnosed\\s+with|diagnosis\\s*(?:of|:)|dx\\s*(?::|of)|(?:tested\\s+)?positive\\s+for|tested\\s+positive` +
-    `|suffer(?:s|ing|ed)?\\s+from|complain(?:s|ing|ed)?\\s+of)${END_WORD}`,
+    `|suffer(?:s|ing|ed)?\\s+from|complain(?:s|ing|ed)?\\s+of|(?:hx|pmhx|pmh|h\\/o|(?:past\\s+)?(?:medical\\s+)?history)\\s+of` +
+    `|recovering\\s+from|(?:being\\s+)?treated\\s+for|started\\s+on|in\\s+remission\\s+from)${END_WORD}`,
   'giu',
 );
 // A sentence's full stop may follow a code ("…and I63.9."); a further digit or letter may not (a version, "A12.3.4").
@@ -103,7 +104,7 @@ const PARTICLE_GAP =
   /^\s{1,2}(?:(?:van|von|de|der|den|da|di|du|del|della|le|la|ter|ten|bin|ibn|al)\s{1,2})?$/;
 const POSSESSIVE = /['’]s$/;
 const ROLE_BEFORE =
-  /(?<![\p{L}])(patient|pt|(?:(?:patient|pt|client|full|legal)['’]?s?[\s_-]?)?name|name\s+of\s+(?:the\s+)?patient|my\s+name\s+is|my\s+name['’]s|i\s+am|i['’]m|member|subscriber|beneficiary|enrol{1,2}ee|claimant|policy[\s-]?holder|client|resident|service[\s-]user)\.?(\s*[:=#,(-]\s*|\s+(?:is|named|called)\s+|\s+)$/iu;
+  /(?<![\p{L}])(patient|pt|(?:(?:patient|pt|client|full|legal)['’]?s?[\s_-]?)?name|name\s+of\s+(?:the\s+)?patient|my\s+name\s+is|my\s+name['’]s|i\s+am|i['’]m|member|subscriber|beneficiary|enrol{1,2}ee|claimant|policy[\s-]?holder|client|resident|(?:service[\s-])?user)\.?(\s*[:=#,(-]\s*['"‘“]?|\s+(?:is|named|called)\s+|\s+)$/iu;
 const PATIENT_ROLE = /^(?:patient|pt|i\s+am|i['’]m|name\s.*|.*name(?:\s+is|['’]s)?)$/iu;
 const SELF_INTRODUCTION = /^(?:i\s+am|i['’]m|my\s+name.*)$/iu;
 // An author, maintainer, publisher or job title introducing the name, with only other names between.
@@ -406,6 +407,14 @@ function governs(text: string, person: Span, health: Span): boolean {
     );
 }
 
+// A fact, then "for" or "in" the person, in one clause: "relapse noted for Mark O'Brien", "PTSD —
+// diagnosed in veteran James Miller", "assessment completed for 8-year-old Noah Patel".
+const FOR_PERSON =
+  /^[^.;!?\n]{0,60}?(?<![\p{L}])(?:for|in)\s+(?:(?:the|our|a)\s+)?(?:(?:\d{1,3}[\s-]?(?:year|yr|month)s?[\s-]?old|veteran|patient|pt|child|baby|infant|boy|girl|man|woman)\s+)?$/iu;
+function isFor(text: string, person: Person, health: Health): boolean {
+  return health.end <= person.start && person.start - health.end <= 80 && FOR_PERSON.test(text.slice(health.end, person.start));
+}
+
 function near(text: string, person: Person, health: Health): boolean {
   if (health.start < person.start - WINDOW_BEFORE || health.end > person.end + WINDOW_AFTER) return false;
   return !BLANK_LINE.test(text.slice(Math.min(person.start, health.start), Math.max(person.end, health.end)));
@@ -424,7 +433,7 @@ function isAbout(text: string, person: Person, health: Health, contact?: Contact
       return health.fact && near(text, person, health);
     case 'named':
       if (!health.fact) return false;
-      if (governs(text, person, health)) return true;
+      if (governs(text, person, health) || isFor(text, person, health)) return true;
       return (
         contact !== undefined &&
         (health.owned || health.result || contact.private) &&

@@ -181,7 +181,7 @@ export const RESULT_WORDS: ReadonlySet<string> = new Set(
 export const CONNECTIVES: ReadonlySet<string> = new Set(
   words(`who whom is was has had have having been being also now currently recently newly previously
     first got gets with a an known confirmed suspected probable possible likely severe mild moderate
-    chronic acute early late advanced terminal recurrent active uncontrolled untreated aged age years year old yo y/o yrs male female m f stage grade end ans jahre años anni jaar år`),
+    chronic acute early late advanced terminal recurrent active uncontrolled untreated aged age years year old yo y/o yrs weeks wks months pregnant male female m f stage grade end ans jahre años anni jaar år`),
 );
 
 /**
