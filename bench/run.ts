@@ -29,6 +29,16 @@ const PG_SIZES = (process.env.BENCH_PG_AGENTS ?? (QUICK ? '2000' : '100000,10000
 const SQL_SEED_FROM = 200_000;
 
 type Backend = 'sqlite' | 'postgres';
+/** The uncached registry's kept agent rows (discovery/agent-rows.ts) from its metrics: how many answers it read from the database. */
+async function keptRows(url: string): Promise<string> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const count = (result: string) => Number(new RegExp(`ward_discovery_kept_rows_total\\{result="${result}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+  const kept = count('kept');
+  const read = count('read');
+  return `${kept} found kept, ${read} read (${((100 * kept) / Math.max(1, kept + read)).toFixed(1)} % kept)`;
+}
+
+const notes: string[] = [];
 type Row = { backend: Backend; agents: number; scenario: string; bytes: number; ward: Figures; bare: Figures; ratio: number };
 
 const JURISDICTIONS = ['GB', 'FR', 'DE', 'NL', 'IE', 'ES', 'IT', 'SE'];
@@ -114,6 +124,7 @@ async function scenarios(backend: Backend, agents: number): Promise<{ rows: Row[
       const samples = await Promise.all(Array.from({ length: 30 }, (_, n) => get(uncached.url + variedQuery(n))));
       let n = 0;
       await measure('discover, cache miss (varied queries)', samples, run(uncached.url, { next: () => ({ path: variedQuery(n++) }) }));
+      notes.push(`cache miss: agent rows ${await keptRows(uncached.url)}`);
 
       const target = (JSON.parse(hit) as { results: Array<{ agent_id: string }> }).results[0]?.agent_id;
       const routeTarget = await post(`${cached.url}/v1/route`, { target });
@@ -157,6 +168,8 @@ for (const [backend, agents] of plan) {
       (row) =>
         `| ${row.scenario} | ${row.bytes} | ${Math.round(row.ward.rps)} | ${row.ward.p50} | ${row.ward.p99} | ${Math.round(row.bare.rps)} | ${row.bare.p99} | ${row.ratio.toFixed(2)} | ${row.ward.errors + row.ward.non2xx} |`,
     ),
+    '',
+    ...notes.splice(0),
   );
   console.log(lines.splice(0).join('\n'));
 }

@@ -158,11 +158,6 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       storage,
       trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
     });
-    const discovery = createDiscoveryService({
-      storage,
-      registryJurisdiction: config.REGISTRY_JURISDICTION,
-      trustBundleUrl: (agentId) => `${baseUrl()}/v1/trust/bundle?subject=${encodeURIComponent(agentId)}`,
-    });
     const healthProber = createHealthProber({
       storage,
       clock,
@@ -207,6 +202,13 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     });
     // Bound here for the closures below: `eventHub` is a `let` (closed on failure), so it does not narrow inside them.
     const hub = eventHub;
+    const discovery = createDiscoveryService({
+      storage,
+      registryJurisdiction: config.REGISTRY_JURISDICTION,
+      trustBundleUrl: (agentId) => `${baseUrl()}/v1/trust/bundle?subject=${encodeURIComponent(agentId)}`,
+      keptRows: config.REGISTRY_DISCOVERY_KEPT_ROWS,
+      committedSeq: () => hub.committedSeq(),
+    });
     const discoveryAnswers = createDiscoveryAnswers({ config, discovery, federatedDiscovery, signer, clock, baseUrl, committedSeq: () => hub.committedSeq() });
     const services: RegistryServices = {
       config,
@@ -252,6 +254,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     services.metrics = createRegistryMetrics(serverMetrics, {
       storage,
       discoveryCacheStats: services.discoveryAnswers.cacheStats,
+      keptRowStats: discovery.keptRowStats,
       signingKeyExpiresInSeconds: () => keyRenewal.expiresInSeconds(),
     });
     await app.register(registryServices, { services });

@@ -1,7 +1,8 @@
 import type { Storage } from '../../core/storage/database.ts';
-import { listDiscoverableBySkill } from '../../core/storage/stores/agent-store.ts';
+import { rankDiscoverableBySkill } from '../../core/storage/stores/agent-store.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
 import { toAgentRecords } from '../agents/agent-service.ts';
+import { createAgentRows } from './agent-rows.ts';
 import { acceptsPurpose, hasFeatures, hasRegion, speaksProtocol } from './agent-filters.ts';
 import { scoreAgent, type ScoreBreakdown } from './ranking.ts';
 
@@ -24,6 +25,10 @@ export type DiscoveryServiceDeps = {
   /** The registry's own jurisdiction: preferred when the query names none. */
   registryJurisdiction: string;
   trustBundleUrl(agentId: string): string;
+  /** Agent rows kept between answers, checked by version (agent-rows.ts); 0 keeps none. */
+  keptRows: number;
+  /** The sequence of the last change this instance knows is committed: kept rows need no check while it holds. */
+  committedSeq(): number;
 };
 
 /**
@@ -32,6 +37,8 @@ export type DiscoveryServiceDeps = {
  * so the first `limit` that pass are the answer.
  */
 export function createDiscoveryService(deps: DiscoveryServiceDeps) {
+  const rows = createAgentRows({ db: deps.storage.db, maxEntries: deps.keptRows, committedSeq: deps.committedSeq });
+
   /**
    * The matching agents in ranking order, read in slices that grow (×4, up to 400) so that a
    * selective filter takes few reads and an unselective one reads little more than it uses.
@@ -48,15 +55,17 @@ export function createDiscoveryService(deps: DiscoveryServiceDeps) {
       ...(query.protocol ? { protocol: query.protocol } : {}),
     };
     for (let offset = 0, slice = firstSlice; ; offset += slice, slice = Math.min(slice * 4, MAX_SLICE)) {
-      const rows = await listDiscoverableBySkill(deps.storage.db, filter, { offset, limit: slice });
-      for (const record of await toAgentRecords(deps.storage.db, rows)) {
+      const ids = await rankDiscoverableBySkill(deps.storage.db, filter, { offset, limit: slice });
+      for (const record of await toAgentRecords(deps.storage.db, await rows.read(ids))) {
         if (matches(record, query)) yield { ...record, ...scoreAgent(record, preferredJurisdiction), trust_bundle_url: deps.trustBundleUrl(record.agent_id) };
       }
-      if (rows.length < slice) return;
+      if (ids.length < slice) return;
     }
   }
 
   return {
+    /** The kept agent rows' figures (hits, reads, size). */
+    keptRowStats: () => rows.stats(),
     async discover(query: DiscoveryQuery): Promise<DiscoveryResult[]> {
       const results: DiscoveryResult[] = [];
       if (query.limit === 0) return results;

@@ -17,11 +17,14 @@ import { observeCommits } from '../../core/storage/write-unit.ts';
  *   requests `waiting` for one;
  * - `ward_computer_use_runs{status}`: computer-use runs in the store by status (shared by every
  *   instance: `queued` and `running` are now, the ended statuses are totals);
- * - `ward_signing_key_expires_in_seconds`: time left before the active signing key's `not_after`.
+ * - `ward_signing_key_expires_in_seconds`: time left before the active signing key's `not_after`;
+ * - `ward_discovery_kept_rows_total{result}`: agent rows discovery found kept and current (`kept`) or
+ *   read from the database (`read`), and `ward_discovery_kept_rows` how many are kept.
  */
 export type RegistryMetricsDeps = {
   storage: Storage;
   discoveryCacheStats: () => { hits: number; misses: number };
+  keptRowStats: () => { hits: number; misses: number; entries: number };
   signingKeyExpiresInSeconds: () => number;
 };
 
@@ -50,6 +53,27 @@ export function createRegistryMetrics(server: ServerMetrics, deps: RegistryMetri
       this.inc({ result: 'hit' }, now.hits - counted.hits);
       this.inc({ result: 'miss' }, now.misses - counted.misses);
       counted = { hits: now.hits, misses: now.misses };
+    },
+  });
+  let rowsCounted = { hits: 0, misses: 0 };
+  new Counter({
+    name: 'ward_discovery_kept_rows_total',
+    help: 'Agent rows discovery found kept and current (kept) or read from the database (read)',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      const now = deps.keptRowStats();
+      this.inc({ result: 'kept' }, now.hits - rowsCounted.hits);
+      this.inc({ result: 'read' }, now.misses - rowsCounted.misses);
+      rowsCounted = { hits: now.hits, misses: now.misses };
+    },
+  });
+  new Gauge({
+    name: 'ward_discovery_kept_rows',
+    help: 'Agent rows discovery keeps between answers on this instance',
+    registers,
+    collect() {
+      this.set(deps.keptRowStats().entries);
     },
   });
   const subscribers = new Gauge({ name: 'ward_event_stream_subscribers', help: 'Open change-stream connections on this instance', registers });

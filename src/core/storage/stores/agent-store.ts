@@ -179,19 +179,20 @@ export type DiscoveryFilter = {
 };
 
 /**
- * A slice of the discoverable agents with a skill (active and trust-validated), in ranking order:
- * trust level, best endpoint health, jurisdiction match, best endpoint priority, age, id.
+ * The ids of a slice of the discoverable agents with a skill (active and trust-validated), in ranking
+ * order: trust level, best endpoint health, jurisdiction match, best endpoint priority, age, id. The
+ * caller reads the records (`findAgents`), or only their versions when it keeps records already.
  *
- * Two steps: rank ids from the skill rows alone, then read only the slice's records. The ranking is
- * an index range read (migration 009): with a jurisdiction filter the match term is the same for
- * every candidate, so one range of the (skill, jurisdiction) index is the answer; without one, the
- * preferred jurisdiction's range and the others' range are read to the slice's end and merged.
+ * The ranking is an index range read on the skill rows alone (migration 009): with a jurisdiction
+ * filter the match term is the same for every candidate, so one range of the (skill, jurisdiction)
+ * index is the answer; without one, the preferred jurisdiction's range and the others' range are read
+ * to the slice's end and merged.
  */
-export async function listDiscoverableBySkill(
+export async function rankDiscoverableBySkill(
   db: Db,
   filter: DiscoveryFilter,
   page: { offset: number; limit: number },
-): Promise<AgentRow[]> {
+): Promise<string[]> {
   const ranked = filter.jurisdiction
     ? await rankedSkillRows(db, filter, { jurisdiction: filter.jurisdiction }, page)
     : mergeRanked(
@@ -201,11 +202,21 @@ export async function listDiscoverableBySkill(
           rankedSkillRows(db, filter, { notJurisdiction: filter.preferredJurisdiction }, { offset: 0, limit: page.offset + page.limit }),
         ])),
       ).slice(page.offset, page.offset + page.limit);
-  if (ranked.length === 0) return [];
-  const ids = ranked.map((row) => row.agent_id);
+  return ranked.map((row) => row.agent_id);
+}
+
+/** The agents with these ids, in no particular order (an id without an agent is left out). */
+export async function findAgents(db: Db, ids: readonly string[]): Promise<AgentRow[]> {
+  if (ids.length === 0) return [];
   const rows = await db.selectFrom('agents').selectAll().where('id', 'in', ids).execute();
-  const byId = new Map(rows.map((row) => [row.id, fromRow(row)]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return rows.map(fromRow);
+}
+
+/** The current version of each of these agents (an id without an agent is left out). */
+export async function agentVersions(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('agents').select(['id', 'version']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, Number(row.version)]));
 }
 
 type RankedSkillRow = { agent_id: string; jurisdiction: string; trust_level: number; health_rank: number; best_priority: number; created_at: string };
