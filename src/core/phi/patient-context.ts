@@ -407,8 +407,8 @@ function governs(text: string, person: Span, health: Span): boolean {
     );
 }
 
-// A fact, then "for" or "in" the person, in one clause: "relapse noted for Mark O'Brien", "PTSD —
-// diagnosed in veteran James Miller", "assessment completed for 8-year-old Noah Patel".
+// A fact, then "for" or "in" the person, in one clause: "Hep C viral load undetectable for Peter
+// Kowalski", "PTSD — both diagnosed in veteran James Miller", "HIV test results for a 34-year-old Jane Smith".
 const FOR_PERSON =
   /^[^.;!?\n]{0,60}?(?<![\p{L}])(?:for|in)\s+(?:(?:the|our|a)\s+)?(?:(?:\d{1,3}[\s-]?(?:year|yr|month)s?[\s-]?old|veteran|patient|pt|child|baby|infant|boy|girl|man|woman)\s+)?$/iu;
 function isFor(text: string, person: Person, health: Health): boolean {
