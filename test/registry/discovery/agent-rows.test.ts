@@ -57,18 +57,18 @@ for (const backend of BACKENDS) {
       const [agent] = await registerSkilled(registry, 'kept.update', 1);
       const [before] = await discover(registry, 'kept.update');
       assert.equal(before?.display_name, 'Kept rows agent kept.update 0');
-      const { jurisdiction: _fixed, agent_id: _id, ...rest } = agent;
+      const { display_name: _name, endpoints, capabilities, trust, owner, policy_tags } = agent;
       const put = await registry.call({
         method: 'PUT',
         url: `/v1/agents/${ulidOf(agent.agent_id)}`,
-        headers: writeHeaders(),
+        headers: writeHeaders({ 'if-match': `"${agent.version}"` }),
         payload: {
           display_name: 'Renamed while kept',
-          endpoints: rest.endpoints.map(({ health: _h, ...endpoint }: Record<string, unknown>) => endpoint),
-          capabilities: { protocols: ['mesh-a2a-jsonrpc'], skills: ['kept.update'] },
-          trust: { certificates: [], signatures: [], attestations: [] },
-          owner: rest.owner,
-          policy_tags: rest.policy_tags,
+          endpoints: endpoints.map(({ health: _health, ...endpoint }: Record<string, unknown>) => endpoint),
+          capabilities,
+          trust,
+          owner,
+          policy_tags,
         },
       });
       assert.equal(put.status, 200, JSON.stringify(put.body));
