@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Clock } from '../../src/core/clock.ts';
 import { agentBody } from '../helpers/registry.ts';
-import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack, type ConsoleStack } from './console-harness.ts';
+import { assertAccessible, contentOutsideLandmarks, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
 /** A console that asks for sign-in: it is told the registry runs with authentication (the registry checks every key presented). */
 const SIGN_IN = { REGISTRY_AUTH_MODE: 'jwt', CONSOLE_SESSION_IDLE_MINUTES: '30', CONSOLE_SESSION_MAX_HOURS: '12' };
@@ -138,6 +138,8 @@ describe('console access', NEEDS_CHROMIUM, () => {
     const response = await page.goto(stack.url('/'));
     assert.equal(new URL(page.url()).pathname, '/dashboard');
     assert.match((await page.locator('.banner').textContent()) ?? '', /open without sign-in/);
+    assert.match((await page.getByRole('region', { name: 'Access' }).textContent()) ?? '', /Development mode/);
+    assert.deepEqual(await contentOutsideLandmarks(page), [], 'the banner sits in a landmark like the rest of the page');
     const csp = response?.headers()['content-security-policy'] ?? '';
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, /script-src 'self'(;|$)/);

@@ -89,6 +89,12 @@ export async function openPage(browser: Browser, options: { width?: number; heig
   return { page, errors };
 }
 
+/** axe-core's rule that all content sits in a landmark (a best practice, not WCAG): the elements outside one. */
+export async function contentOutsideLandmarks(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withRules(['region']).analyze();
+  return results.violations.flatMap((violation) => violation.nodes.map((node) => node.target.join(' ')));
+}
+
 /** axe-core on the page as it is now: no serious or critical violation. */
 export async function assertAccessible(page: Page, label: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

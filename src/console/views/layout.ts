@@ -2,6 +2,7 @@
  * The frame of every console page: a skip link, the banner with who is signed in, the navigation
  * between the nine pages, and one `<main>` with the page's heading. Landmarks and labels are stable,
  * so a person with a screen reader and a computer-use model find the same things in the same places.
+ * The development and persona notices are named sections (region landmarks): nothing sits outside one.
  */
 import { EVENT_TYPES } from '../../registry/events/event-types.ts';
 import { html, type View } from './html.ts';
@@ -58,13 +59,13 @@ export function Layout({ frame, children }: { frame: Frame; children: View }): V
     <body data-live=${frame.live && viewer ? 'on' : 'off'} data-event-types=${EVENT_TYPES.join(' ')}>
       <a class="skip" href="#main">Skip to content</a>
       ${viewer?.openAccess &&
-      html`<div class="banner" role="note" aria-label="Access">
+      html`<section class="banner" aria-label="Access">
         <strong>Development mode:</strong>${' this console is open without sign-in because the registry runs with '}<code>REGISTRY_AUTH_MODE=disabled</code>${' on a loopback address. Anyone on this machine can act as an administrator.'}
-      </div>`}
+      </section>`}
       ${viewer?.persona &&
-      html`<div class="banner" role="note" aria-label="Persona">
+      html`<section class="banner" aria-label="Persona">
         <strong>Computer use, persona ${viewer.persona.name}:</strong>${viewer.persona.mayAct ? ' this session may act on the registry.' : ' this session is read-only; the console refuses every change.'}
-      </div>`}
+      </section>`}
       <header class="top">
         <a class="brand" href="/dashboard">Ward <span>console</span></a>
         ${viewer &&
