@@ -78,6 +78,7 @@ export const ConfigSchema = Type.Object({
   REGISTRY_HEALTH_PROBES: Type.Boolean({ default: true }),
   /** Signed discovery answers kept per instance; 0 turns the cache off. */
   REGISTRY_DISCOVERY_CACHE_ENTRIES: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
+  /** Agent rows discovery keeps between answers, reused while their version is current; 0 keeps none. */
   REGISTRY_DISCOVERY_KEPT_ROWS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10_000 }),
   REGISTRY_ATTESTATION_ISSUERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** How long events stay in the stream (resumable by cursor); the transparency ledger keeps everything. */

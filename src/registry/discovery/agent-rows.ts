@@ -72,7 +72,7 @@ export function createAgentRows(deps: AgentRowsDeps) {
       }
       return ids.flatMap((id) => found.get(id) ?? []);
     },
-    /** Rows found kept and rows read since start, and how many are kept: for the diagnostics and the bench. */
+    /** Rows found kept and rows read since start, and how many are kept: the metrics (and so the bench) show them. */
     stats: () => ({ hits, misses, entries: kept.size, max_entries: deps.maxEntries }),
   };
 }
