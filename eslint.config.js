@@ -45,6 +45,8 @@ export default tseslint.config(
   layer('client', '(^|/)(mesh|console|mcp|cli|service)/|(^|/)registry/(?!schemas/)', 'The client knows the registry by its wire schemas alone.'),
   // The console still imports some registry modules beyond the schemas (issue 18 narrows it).
   layer('console', '(^|/)(mesh|cli|service)/', 'The console is a registry client; it does not reach the mesh or the entry points.'),
+  // The entry points assemble the parts and may import any of them, but not the database drivers.
+  { files: ['src/cli/**/*.ts', 'src/service/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [nodeProtocol, sqlInStorageOnly] }] } },
   // Tests read JSON response bodies whose shape the assertions themselves check.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -1,10 +1,10 @@
 import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { backup, DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config.ts';
 import { storageOptionsFromConfig } from '../../core/storage/database.ts';
 import { MIGRATIONS } from '../../core/storage/migrations/index.ts';
+import { backupDatabaseFile, inspectDatabaseFile, type DatabaseFileFigures } from '../../core/storage/sqlite-backup.ts';
 import { UsageError, type WardCommand } from '../command.ts';
 
 const BACKUP_USAGE = `Usage: ward backup <file> [--force]
@@ -32,25 +32,7 @@ Exit status: 0 restored, 1 failed, 2 usage.
 Example:
   node src/cli/ward.ts restore /backups/ward-2026-11-25.sqlite`;
 
-/** What a database file holds, as the commands report it; throws when it is not a usable Ward database. */
-function inspect(path: string): { agents: number; ledgerSize: number; keys: number; migrations: number } {
-  const database = new DatabaseSync(path, { readOnly: true });
-  try {
-    const integrity = database.prepare('PRAGMA integrity_check').get() as { integrity_check: string } | undefined;
-    if (integrity?.integrity_check !== 'ok') throw new Error(`integrity check failed: ${integrity?.integrity_check ?? 'no answer'}`);
-    const applied = (database.prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'ward_migrations'").get() as { n: number }).n;
-    if (applied === 0) throw new Error('it holds no Ward database (no ward_migrations table)');
-    const names = (database.prepare('select name from ward_migrations').all() as { name: string }[]).map((row) => row.name);
-    const unknown = names.filter((name) => !(name in MIGRATIONS));
-    if (unknown.length > 0) throw new Error(`it was made by a newer Ward (migrations ${unknown.join(', ')})`);
-    const count = (table: string) => Number((database.prepare(`select count(*) as n from ${table}`).get() as { n: number | bigint }).n);
-    return { agents: count('agents'), ledgerSize: count('ledger_leaves'), keys: count('signing_keys'), migrations: names.length };
-  } finally {
-    database.close();
-  }
-}
-
-function describe(figures: ReturnType<typeof inspect>): string {
+function describe(figures: DatabaseFileFigures): string {
   return `${figures.agents} agents, ${figures.ledgerSize} ledger entries, ${figures.keys} signing keys, ${figures.migrations} of ${Object.keys(MIGRATIONS).length} migrations`;
 }
 
@@ -105,11 +87,9 @@ export const backupCommand = embeddedDatabaseCommand('backup', BACKUP_USAGE, asy
   }
   // Written beside the target and renamed into place: a failed backup never leaves a partial file under its name.
   const partial = join(dirname(parsed.file), `.${Date.now()}.ward-backup.partial`);
-  const database = new DatabaseSync(source);
   try {
-    database.exec('PRAGMA busy_timeout = 5000');
-    await backup(database, partial);
-    const figures = inspect(partial);
+    await backupDatabaseFile(source, partial);
+    const figures = inspectDatabaseFile(partial);
     renameSync(partial, parsed.file);
     console.log(`backed up ${source} to ${parsed.file} (${statSync(parsed.file).size} bytes): ${describe(figures)}; integrity ok`);
     return 0;
@@ -117,8 +97,6 @@ export const backupCommand = embeddedDatabaseCommand('backup', BACKUP_USAGE, asy
     rmSync(partial, { force: true });
     console.error(`ward backup: failed: ${(error as Error).message}`);
     return 1;
-  } finally {
-    database.close();
   }
 });
 
@@ -130,7 +108,7 @@ export const restoreCommand = embeddedDatabaseCommand('restore', RESTORE_USAGE, 
   }
   let figures;
   try {
-    figures = inspect(parsed.file);
+    figures = inspectDatabaseFile(parsed.file);
   } catch (error) {
     console.error(`ward restore: ${parsed.file} cannot be restored: ${(error as Error).message}`);
     return 1;
