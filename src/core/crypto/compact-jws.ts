@@ -15,7 +15,8 @@ export function signingKeyFromJwk(jwk: JWK): KeyObject {
 
 export function signCompact(payload: Buffer, header: { alg: SigningAlg; kid: string; typ: string }, key: KeyObject): string {
   const input = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${payload.toString('base64url')}`;
-  const data = Buffer.from(input);
+  // Base64url and a dot: one byte per character, so latin1 is the UTF-8 encoding, made without its checks.
+  const data = Buffer.from(input, 'latin1');
   const signature =
     header.alg === 'ES256'
       ? sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' })

@@ -6,10 +6,36 @@
  * signature beside it, serialising the body once (a 30–150 kB discovery answer, a routing advice).
  */
 export function withMembers(json: string, members: Record<string, unknown>): string {
-  const appended = Object.entries(members)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
-    .join(',');
+  const appended = membersText(members);
   if (appended === '') return json;
   return json === '{}' ? `{${appended}}` : `${json.slice(0, -1)},${appended}}`;
 }
+
+/** `withMembers` over an object's UTF-8 bytes: the object is copied, not encoded again. */
+export function withMembersBytes(json: Buffer, members: Record<string, unknown>): Buffer {
+  const appended = membersText(members);
+  if (appended === '') return json;
+  return Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(json.length === 2 ? `${appended}}` : `,${appended}}`)]);
+}
+
+function membersText(members: Record<string, unknown>): string {
+  return Object.entries(members)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
+    .join(',');
+}
+
+/**
+ * An object's JSON bytes with one more member whose value is a compact JWS made by this registry
+ * (`compact-jws.ts`: base64url parts and dots), as bytes. Such a JWS needs no escaping, so its JSON
+ * string is the JWS between quotes, and the object's bytes are copied, not encoded again:
+ * `JSON.stringify` of a 30–150 kB signature scanned every character (5 % of an uncached discovery
+ * answer). The same bytes as `Buffer.from(withMembers(json, { [name]: jws }))`.
+ */
+export function withCompactJws(json: Buffer, name: string, jws: string): Buffer {
+  const member = `${JSON.stringify(name)}:"`;
+  const open = json.subarray(0, json.length - 1);
+  return Buffer.concat([open, Buffer.from(json.length === 2 ? member : `,${member}`), Buffer.from(jws, 'latin1'), CLOSE]);
+}
+
+const CLOSE = Buffer.from('"}');

@@ -27,8 +27,8 @@ export type RegistrySigner = {
   readonly alg: SigningAlg;
   /** Compact JWS over the JSON of `payload`, header `{alg, kid, typ}`. */
   sign(payload: unknown, typ?: string): Promise<string>;
-  /** The same over JSON already serialised (a large answer is then serialised once, not twice). */
-  signJson(json: string, typ?: string): Promise<string>;
+  /** The same over JSON already serialised, as text or UTF-8 bytes (a large answer is then serialised once, not twice). */
+  signJson(json: string | Buffer, typ?: string): Promise<string>;
   /**
    * The public keys clients verify with (RFC 7517 JWKS); never a private member. Each key carries
    * `not_before` / `not_after` (docs/federation.md): a retired key verifies only until its not_after.
@@ -120,10 +120,10 @@ export async function loadRegistrySigner(
     else if (Date.now() - current.loadedAt > RELOAD_EVERY_MS) await reload();
   };
 
-  async function signJson(json: string, typ = 'JWT'): Promise<string> {
+  async function signJson(json: string | Buffer, typ = 'JWT'): Promise<string> {
     await refreshIfStale();
     const { alg: keyAlg, kid, privateKey } = current;
-    return signCompact(Buffer.from(json), { alg: keyAlg, kid, typ }, privateKey);
+    return signCompact(typeof json === 'string' ? Buffer.from(json) : json, { alg: keyAlg, kid, typ }, privateKey);
   }
 
   return {

@@ -2,7 +2,7 @@ import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ROUTING_TYP } from '../../core/crypto/answer-types.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
-import { withMembers } from '../../core/crypto/json-members.ts';
+import { withCompactJws } from '../../core/crypto/json-members.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
@@ -162,7 +162,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     };
     const json = JSON.stringify(response);
     if (!deps.signResponses) return Buffer.from(json);
-    return Buffer.from(withMembers(json, { signed_response: await signAdvice(json) }));
+    return withCompactJws(Buffer.from(json), 'signed_response', await signAdvice(json));
   }
 
   return {
