@@ -50,8 +50,11 @@ import {
 type Span = { readonly start: number; readonly end: number };
 /** `patient`: a patient word names them; `titled`: Mr/Mrs/member…; `named`: a given name or an e-mail says so. */
 type Person = Span & { readonly kind: 'patient' | 'titled' | 'named' };
-/** `fact`: about someone, not a scope; `owned`: after his/her/their; `result`: before a result word. */
-type Health = Span & { readonly fact: boolean; readonly owned: boolean; readonly result: boolean };
+/**
+ * `fact`: about someone, not a scope; `owned`: after his/her/their; `result`: before a result word;
+ * `clauseOnly`: about someone only in the same clause (a code named by its code system).
+ */
+type Health = Span & { readonly fact: boolean; readonly owned: boolean; readonly result: boolean; readonly clauseOnly?: boolean };
 
 /** What the rules found in one string. */
 export type PatientContext = { readonly nameWithCondition: boolean; readonly contactWithCondition: boolean };
@@ -69,16 +72,25 @@ const CONDITION_WORD = new RegExp(`^(?:${CONDITION_TERMS.join('|')})$`, 'iu');
 const ACRONYM = new RegExp(`${NOT_LETTER}(?:${CONDITION_ACRONYMS.join('|')})${END_WORD}`, 'gu');
 const PHRASE = new RegExp(
   `${NOT_LETTER}(?:diagnosed\\s+with|diagnosis\\s*(?:of|:)|dx\\s*(?::|of)|(?:tested\\s+)?positive\\s+for|tested\\s+positive` +
-    `|suffer(?:s|ing|ed)?\\s+from|complain(?:s|ing|ed)?\\s+of|(?:hx|pmhx|pmh|h\\/o|(?:past\\s+)?(?:medical\\s+)?history)\\s+of` +
-    `|recovering\\s+from|(?:being\\s+)?treated\\s+for|started\\s+on|in\\s+remission\\s+from)${END_WORD}`,
+    `|suffer(?:s|ing|ed)?\\s+from|complain(?:s|ing|ed)?\\s+of)${END_WORD}`,
   'giu',
 );
+// Words that make the condition after them a fact about someone ("hx of COPD", "recovering from an
+// overdose"), but say nothing by themselves: "release history of the agent", "treated for" alone.
+const HISTORY_PHRASE = new RegExp(
+  `${NOT_LETTER}(?:(?:hx|pmhx|pmh|h\\/o|(?:past\\s+)?(?:medical\\s+)?history)\\s+of|recovering\\s+from|(?:being\\s+)?treated\\s+for` +
+    `|in\\s+remission\\s+from)${END_WORD}`,
+  'giu',
+);
+/** How far after a history phrase its condition may start, within the clause: "hx of severe COPD". */
+const HISTORY_REACH = 40;
 // A sentence's full stop may follow a code ("…and I63.9."); a further digit or letter may not (a version, "A12.3.4").
 const ICD10 = /(?<![\w.])[A-TV-Z]\d{2}\.\d{1,4}(?!\w|\.\w)/g;
-// Codes named by their code system ("ICD-10 I21.4", "ICD-10-CM: E11.9, I10.0 and I63.9") list what a
-// service covers far more often than they record a patient's diagnosis: a scope, like "diabetes referrals".
+// Codes named by their code system ("ICD-10 I21.4", "ICD-10-CM codes: E11.9; I10.0 and I63.9") list what
+// a service covers far more often than they record a diagnosis: about a person only in the same clause
+// ("Mrs Jones — ICD-10 F20.0"), not a sentence away ("Ms Brown leads the service. Covers ICD-10 I21.4.").
 const CODE_SYSTEM_BEFORE =
-  /(?<![\w])ICD[\s-]?1[01](?:[\s-]?CM)?\s*:?\s*(?:[A-TV-Z]\d{2}\.\d{1,4}\s*(?:,|\/|\band\b|\bor\b)\s*)*$/i;
+  /(?<![\w])ICD[\s-]?1[01](?:[\s-]?CM)?(?:\s+codes?)?\s*[:(]?\s*(?:[A-TV-Z]\d{2}\.\d{1,4}\s*(?:[,;/]|\band\b|\bor\b)\s*)*$/i;
 /**
  * Whether any health mention is there at all, in one pass before the costlier search for names.
  * Case-insensitive, so it may say yes to an acronym in lower case; it never says no wrongly.
@@ -96,6 +108,8 @@ const CHAIN_GAP = /^(?:\s*(?:,|\/|&|\+|\band\b|\bor\b)\s*)+$|^\s+$/iu;
 const ADMITTED_FOR =
   /(?<![\p{L}])(?:re-?admitted|admitted|treated|referred|seen|presented|presenting|presents|started|put)\s+(?:with|for|on)(?![\p{L}])/giu;
 const BLANK_LINE = /\n[ \t\r]*\n/;
+// The end of a sentence or clause: a full stop before a space (not the dot inside "I21.4"), ; ! ? or a line break.
+const SENTENCE_END = /[;!?\n]|\.(?=\s|$)/;
 
 // Capitalised words: names ("Jane", "O'Brien", "McDonald", "Smith-Jones", "Smith's") and initials ("J.").
 const TOKEN =
@@ -104,7 +118,7 @@ const PARTICLE_GAP =
   /^\s{1,2}(?:(?:van|von|de|der|den|da|di|du|del|della|le|la|ter|ten|bin|ibn|al)\s{1,2})?$/;
 const POSSESSIVE = /['’]s$/;
 const ROLE_BEFORE =
-  /(?<![\p{L}])(patient|pt|(?:(?:patient|pt|client|full|legal)['’]?s?[\s_-]?)?name|name\s+of\s+(?:the\s+)?patient|my\s+name\s+is|my\s+name['’]s|i\s+am|i['’]m|member|subscriber|beneficiary|enrol{1,2}ee|claimant|policy[\s-]?holder|client|resident|(?:service[\s-])?user)\.?(\s*[:=#,(-]\s*['"‘“]?|\s+(?:is|named|called)\s+|\s+)$/iu;
+  /(?<![\p{L}])(patient|pt|(?:(?:patient|pt|client|full|legal)['’]?s?[\s_-]?)?name|name\s+of\s+(?:the\s+)?patient|my\s+name\s+is|my\s+name['’]s|i\s+am|i['’]m|member|subscriber|beneficiary|enrol{1,2}ee|claimant|policy[\s-]?holder|client|resident|service[\s-]user)\.?(\s*[:=#,(-]\s*['"‘“]?|\s+(?:is|named|called)\s+|\s+)$/iu;
 const PATIENT_ROLE = /^(?:patient|pt|i\s+am|i['’]m|name\s.*|.*name(?:\s+is|['’]s)?)$/iu;
 const SELF_INTRODUCTION = /^(?:i\s+am|i['’]m|my\s+name.*)$/iu;
 // An author, maintainer, publisher or job title introducing the name, with only other names between.
@@ -151,11 +165,14 @@ function allMatches(re: RegExp, text: string): RegExpExecArray[] {
 
 // --- What: health facts and scopes -------------------------------------------------------------------
 
+// Result words that also name a service when a service noun follows: "medication review", "scan
+// clinic", "test service". Not "positive", "result" or "diagnosis": "HIV positive referral" is hers.
+const SERVICE_HEADS: ReadonlySet<string> = new Set(['medication', 'medications', 'prescription', 'test', 'tests', 'scan', 'biopsy']);
 const isServiceNoun = (word: string): boolean => SERVICE_NOUNS.has(word) || SERVICE_NOUNS.has(word.replace(/^.*-/, ''));
 
 /**
  * Whether the words after a condition make it a scope (a service) or a fact (a result), looking two
- * words on. A result word that a service noun follows names a service too: "medication review", "scan clinic".
+ * words on. Some result words name a service when a service noun follows: "medication review", "scan clinic".
  */
 function wordsAfter(text: string, end: number): 'scope' | 'result' | undefined {
   let rest = text.slice(end, end + 64);
@@ -166,7 +183,7 @@ function wordsAfter(text: string, end: number): 'scope' | 'result' | undefined {
     rest = rest.slice(m[0].length);
     if (RESULT_WORDS.has(word)) {
       const next = /^\s+([\p{L}][\p{L}'’-]*)/u.exec(rest)?.[1]?.toLowerCase() ?? '';
-      return isServiceNoun(next) && !RESULT_WORDS.has(next) ? 'scope' : 'result';
+      return SERVICE_HEADS.has(word) && isServiceNoun(next) && !RESULT_WORDS.has(next) ? 'scope' : 'result';
     }
     if (isServiceNoun(word)) return 'scope';
   }
@@ -202,9 +219,20 @@ function findHealth(text: string): Health[] {
     const cohort = COHORT_BEFORE.test(text.slice(Math.max(0, m.index - 64), m.index) + ' ');
     found.push({ start: m.index, end: m.index + m[0].length, fact: !cohort, owned: false, result: !cohort });
   }
+  const conditionSpans = conditions.map((c) => ({ start: c.index, end: c.index + c[0].length }));
+  // A history phrase is a fact when a condition follows it in the clause ("hx of COPD"), whatever
+  // words come after the condition ("a history of breast cancer screening" is still hers).
+  for (const m of allMatches(HISTORY_PHRASE, text)) {
+    const end = m.index + m[0].length;
+    const followed = startingWithin(conditionSpans, end, end + HISTORY_REACH).some(
+      (c) => !SENTENCE_END.test(text.slice(end, c.start)),
+    );
+    if (followed && !COHORT_BEFORE.test(text.slice(Math.max(0, m.index - 64), m.index) + ' '))
+      found.push({ start: m.index, end, fact: true, owned: false, result: true });
+  }
   for (const m of allMatches(ICD10, text)) {
     const labelled = CODE_SYSTEM_BEFORE.test(text.slice(Math.max(0, m.index - 120), m.index));
-    found.push({ start: m.index, end: m.index + m[0].length, fact: !labelled, owned: false, result: !labelled });
+    found.push({ start: m.index, end: m.index + m[0].length, fact: true, owned: false, result: !labelled, clauseOnly: labelled });
   }
   return found.sort((a, b) => a.start - b.start);
 }
@@ -333,12 +361,12 @@ function personKind(
   if (role === 'titled') return 'titled';
   if (words.length < 2 || after !== undefined) return undefined;
   if (given) return 'named';
-  return emails.some((e) => e.personal && Math.abs(e.start - end) <= 120 && spells(e.local, words))
+  return startingWithin(emails, end - 120, end + 120).some((e) => e.personal && spells(e.local, words))
     ? 'named'
     : undefined;
 }
 
-/** Every person the text refers to, with what makes them a person. */
+/** Every person the text refers to, with what makes them a person, in order of start. */
 function findPersons(text: string, emails: Email[]): Person[] {
   const people: Person[] = [];
   for (const run of capitalisedRuns(text)) {
@@ -386,7 +414,8 @@ function findPersons(text: string, emails: Email[]): Person[] {
     if (!introducedAsAuthor(text.slice(Math.max(0, email.start - 48), email.start)))
       people.push({ start: email.start, end: email.end, kind: 'named' });
   }
-  return people;
+  // In order of start, as the pairing's binary search needs (the addresses were added last).
+  return people.sort((a, b) => a.start - b.start);
 }
 
 // --- About whom: the link between a person and a health mention --------------------------------------
@@ -408,11 +437,23 @@ function governs(text: string, person: Span, health: Span): boolean {
 }
 
 // A fact, then "for" or "in" the person, in one clause: "Hep C viral load undetectable for Peter
-// Kowalski", "PTSD — both diagnosed in veteran James Miller", "HIV test results for a 34-year-old Jane Smith".
+// Kowalski, …", "PTSD — both diagnosed in veteran James Miller, age 39". Only words about the finding
+// may stand between (not "alerts", "bookings", "kits": those are for staff and places), and the name
+// ends the clause or goes on about them ("…, age 39", "after 12 weeks"), not "to review", "'s team", "(2019)".
 const FOR_PERSON =
-  /^[^.;!?\n]{0,60}?(?<![\p{L}])(?:for|in)\s+(?:(?:the|our|a)\s+)?(?:(?:\d{1,3}[\s-]?(?:year|yr|month)s?[\s-]?old|veteran|patient|pt|child|baby|infant|boy|girl|man|woman)\s+)?$/iu;
+  /^((?:[\s–—-]+[\p{L}/-]+){0,4}?)[\s–—-]+(?:for|in)\s+(?:(?:the|our|a)\s+)?(?:(?:\d{1,3}[\s-]?(?:year|yr|month)s?[\s-]?old|veteran|patient|pt|child|baby|infant|boy|girl|man|woman)\s+)?$/iu;
+const FINDING_WORDS: ReadonlySet<string> = new Set([
+  ...RESULT_WORDS,
+  ...CONNECTIVES,
+  ...'undetectable detectable detected noted recorded viral load levels level count both confirmed diagnosed identified found reported'.split(' '),
+]);
+const AFTER_FOR_PERSON = /^(?:\s*(?:$|[,.;:!?)]|\(\s*\d{1,3}\s*\)|\d{1,3}\b)|\s+(?:aged?|who|is|was|has|had|after|since|on|at|from)\b)/iu;
 function isFor(text: string, person: Person, health: Health): boolean {
-  return health.end <= person.start && person.start - health.end <= 80 && FOR_PERSON.test(text.slice(health.end, person.start));
+  if (health.end > person.start || person.start - health.end > 80) return false;
+  const gap = FOR_PERSON.exec(text.slice(health.end, person.start));
+  if (gap === null) return false;
+  const words = (gap[1] ?? '').split(/[\s–—-]+/).filter((word) => word !== '');
+  return words.every((word) => FINDING_WORDS.has(word.toLowerCase())) && AFTER_FOR_PERSON.test(text.slice(person.end, person.end + 24));
 }
 
 function near(text: string, person: Person, health: Health): boolean {
@@ -426,6 +467,10 @@ function near(text: string, person: Person, health: Health): boolean {
  * person has (a personal mailbox, a member id).
  */
 function isAbout(text: string, person: Person, health: Health, contact?: Contact): boolean {
+  // A code named by its code system: about a patient or a titled person in the same clause only.
+  if (health.clauseOnly && person.kind === 'named') return false;
+  if (health.clauseOnly && SENTENCE_END.test(text.slice(Math.min(person.end, health.end), Math.max(person.start, health.start))))
+    return false;
   switch (person.kind) {
     case 'patient':
       return near(text, person, health);
@@ -468,6 +513,23 @@ const withinSpan = (text: string, ...spans: Span[]): boolean => {
   return end - start <= CONTACT_SPAN && !BLANK_LINE.test(text.slice(start, end));
 };
 
+/** Farther than any rule looks between a person and a health mention (windows of 80–200 characters). */
+const PAIR_REACH = 250;
+
+/** The spans of `sorted` (in order of start) that start within [from, to], found by binary search. */
+function startingWithin<T extends Span>(sorted: readonly T[], from: number, to: number): T[] {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((sorted[middle] as T).start < from) low = middle + 1;
+    else high = middle;
+  }
+  const found: T[] = [];
+  for (let i = low; i < sorted.length && (sorted[i] as T).start <= to; i++) found.push(sorted[i] as T);
+  return found;
+}
+
 let lastText: string | undefined;
 let lastResult: PatientContext = NOTHING;
 
@@ -488,10 +550,15 @@ export function findPatientContext(text: string): PatientContext {
   const people = findPersons(text, emails);
   if (people.length === 0) return NOTHING;
   const health = findHealth(text);
-  const nameWithCondition = people.some((p) => health.some((h) => isAbout(text, p, h)));
+  // Only mentions within reach of each other are paired: every rule looks at most PAIR_REACH away,
+  // and pairing every person with every mention made a long text cost its length squared.
+  const healthNear = (span: Span) => startingWithin(health, span.start - PAIR_REACH, span.end + PAIR_REACH);
+  const nameWithCondition = people.some((p) => healthNear(p).some((h) => isAbout(text, p, h)));
   const contacts = findContacts(text, emails);
   const contactWithCondition = contacts.some((c) =>
-    people.some((p) => health.some((h) => withinSpan(text, p, h, c) && isAbout(text, p, h, c))),
+    startingWithin(people, c.start - CONTACT_SPAN, c.end + CONTACT_SPAN).some((p) =>
+      healthNear(p).some((h) => withinSpan(text, p, h, c) && isAbout(text, p, h, c)),
+    ),
   );
   lastResult = { nameWithCondition, contactWithCondition };
   return lastResult;

@@ -225,18 +225,18 @@ const HELD_OUT_ORDINARY: readonly string[] = [
 /**
  * Round 4 (2026-11-26): written blind by a helper who had not read the rules or the corpus: 40 PHI,
  * 60 legitimate. Scanned once as written: 25 of 40 found, 0 of 60 refused. After the fixes it
- * prompted (history and treatment phrases, a fact "for" a person, a quoted name label, "user", weeks
- * of pregnancy), 32 of 40. Those 32 are below; the 8 still missed are listed here, not hidden:
- * Schizophrenia relapse noted for Mark O'Brien; increased olanzapine to 15mg nocte.
- * María García's HbA1c came back at 9.2% so we need to review her insulin.
- * Sophie Dubois a été diagnostiquée avec une sclérose en plaques en 2021.
- * Jan de Vries, 45 jaar, heeft diabetes type 1 en gebruikt een insulinepomp.
- * Insurance member number: BCBS 7734-992-118 for Anna Schmidt; PT for ACL reconstruction.
- * Paolo Rossi ha un tumore al polmone ed è in trattamento con immunoterapia.
- * Autism and ADHD assessment completed for 8-year-old Noah Patel; diagnosis confirmed.
- * Ewa Nowak (SSN 987-65-4321) was treated for a broken hip and osteoporosis.
- * (three in French, Dutch and Italian, which the rules do not read; an SSN in the advertising range,
- * which is deliberately not one; a name the given-name list lacks; labs and drugs outside the lexicon.)
+ * prompted (history and treatment phrases before a condition, a finding said "for" a person, a quoted
+ * name label, weeks of pregnancy), and after a review narrowed them (they refused ordinary contact
+ * lines and staff named after "alerts for"), 31 of 40. Those 31 are below; the 9 still missed:
+ * - Schizophrenia relapse noted for Mark O'Brien (a given name the list lacks as a name: "Mark")
+ * - María García's HbA1c came back at 9.2% … her insulin (a lab and a drug outside the lexicon)
+ * - user Emily Carter told the bot she is pregnant … ("user" names accounts more often than people)
+ * - three in French, Dutch and Italian, which the rules do not read
+ * - Insurance member number: BCBS 7734-992-118 for Anna Schmidt (a member id with letters first)
+ * - Autism and ADHD assessment completed for 8-year-old Noah Patel (an assessment reads as a service)
+ * - Ewa Nowak (SSN 987-65-4321) was treated for a broken hip (an SSN in the advertising range,
+ *   deliberately not one, and a given name the list lacks)
+ * These measure the rules as they were; they are no longer held out.
  */
 const ROUND_4_BLOCKED: ReadonlyArray<readonly [string, PhiDetectorName]> = [
   ["Pt John Smith, 54M, dx type 2 diabetes, started metformin 500mg BD.", 'patient_name_condition'],
@@ -252,7 +252,6 @@ const ROUND_4_BLOCKED: ReadonlyArray<readonly [string, PhiDetectorName]> = [
   ["SSN: 123-45-6789, diagnosis: chronic kidney disease stage 4.", 'us_ssn'],
   ["MRN: 00482913 Lisa Brown, post-op day 2 after appendectomy, pain well controlled.", 'mrn'],
   ["Date of birth: 04/11/1978, name: Daniel Okafor, condition: epilepsy, on levetiracetam.", 'date_of_birth'],
-  ["Agent notes: user Emily Carter told the bot she is pregnant and has gestational diabetes.", 'patient_name_condition'],
   ["Cirrhosis secondary to alcohol use — patient is Brendan Walsh, 58.", 'patient_name_condition'],
   ["Pt: Olivia Martinez. Dx: anorexia nervosa. Plan: refer to eating disorder unit.", 'patient_name_condition'],
   ["Can you reschedule Michael Thompson's dialysis session? His kidneys are worse this week.", 'patient_name_condition'],
@@ -410,6 +409,10 @@ export const PATIENT_CONTEXT_BLOCKED: readonly BlockedSample[] = [
   blocked('body', 'a patient and codes named by their code system', description('Patient John Smith: ICD-10 I21.4 and I63.9.'), NAME, '/description'),
   ...heldOut(HELD_OUT_NAMES, NAME),
   ...heldOut(HELD_OUT_CONTACTS, CONTACT),
+  // Found by the review of round 4's fixes: what they missed.
+  blocked('body', 'a name, a positive result and a referral', description('John Smith HIV positive referral to GUM'), NAME, '/description'),
+  blocked('body', 'Mr, a result and a clinic appointment', description('Mr Peter Brown HIV result clinic appointment Tuesday'), NAME, '/description'),
+  blocked('body', 'Mrs and a code named by its code system in one clause', description('Mrs Jones — ICD-10 F20.0'), NAME, '/description'),
   ...ROUND_4_BLOCKED.map(([text, detector], i) =>
     blocked('body', `round 4: ${text.slice(0, 50)}`, field(i)[0](text), detector, field(i)[1]),
   ),
@@ -528,5 +531,26 @@ export const PATIENT_CONTEXT_ORDINARY: readonly OrdinarySample[] = [
   ...HELD_OUT_ORDINARY.map((text, i) =>
     ordinary('body', `held out: ${text.slice(0, 50)}`, field(i)[0](text)),
   ),
+  // Found by the review of round 4's fixes: what they refused.
+  ...[
+    'Triage agent. Pilot started on three wards in May; questions to Sarah Jones, sarah.jones@northwind.nhs.uk.',
+    'Agent started on 2024-01-01. Contact Sarah Jones, 0161 496 0123',
+    'Release history of the agent is on the wiki. Support: Sarah Jones, sarah.jones@vendor.com',
+    'History of changes for Sarah Jones',
+    'Sepsis alerts, escalated for Sarah Jones to review',
+    'COPD exacerbation alerts for Sarah Jones to triage',
+    'Cancer MDT bookings for Sarah Jones',
+    "Cancer waiting lists for Peter Brown's team",
+    'Uses the sepsis method in Michael Thompson (2019)',
+    'Builds on cancer staging work in Peter Brown and Mary Jones',
+    'Stroke thrombolysis alerts in John Radcliffe',
+    'COVID-19 testing in Charles Sturt',
+    'HIV testing kits for Terrence Higgins',
+    'Obesity analytics for Jamie Oliver',
+    'Handles ICD-10 codes E11.9 and I10.0 for Sarah Jones',
+    'Diabetes codes (ICD-10 E11.9; E11.65) for Sarah Jones',
+    'Admin user: Emma Clarke; manages the sepsis alerts',
+    'Created by user Peter Brown. Stroke alerts',
+  ].map((text, i) => ordinary('body', `review: ${text.slice(0, 50)}`, field(i)[0](text))),
   ...ROUND_4_ORDINARY.map((text, i) => ordinary('body', `round 4: ${text.slice(0, 50)}`, field(i)[0](text))),
 ];

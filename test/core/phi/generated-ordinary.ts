@@ -94,6 +94,25 @@ const sentence = fc.oneof(
   fc
     .tuple(pick(TITLE), pick(FAMILY), pick(CONDITION))
     .map(([title, family, condition]) => `Takes referrals for ${title} ${family}'s ${condition} clinic.`),
+  // Shapes a review of the history and "for a person" rules found refused (issue 19, session 9).
+  fc
+    .tuple(fc.integer({ min: 2, max: 12 }), pick(GIVEN), pick(FAMILY), pick(DOMAIN))
+    .map(([n, given, family, domain]) => `Pilot started on ${n} wards; questions to ${given} ${family}, ${given.toLowerCase()}.${family.toLowerCase()}@${domain}.`),
+  fc
+    .tuple(version, pick(GIVEN), pick(FAMILY), pick(DOMAIN))
+    .map(([v, given, family, domain]) => `Release history of the agent: v${v}. Support: ${given} ${family}, ${family.toLowerCase()}@${domain}.`),
+  fc
+    .tuple(pick(CONDITION), pick(['alerts', 'bookings', 'waiting lists', 'escalations']), pick(GIVEN), pick(FAMILY), pick(['to review', 'to triage', 'in the morning']))
+    .map(([condition, what, given, family, tail]) => `${condition} ${what} for ${given} ${family} ${tail}.`),
+  fc
+    .tuple(pick(CONDITION), pick(GIVEN), pick(FAMILY), fc.integer({ min: 1990, max: 2026 }))
+    .map(([condition, given, family, year]) => `Uses the ${condition} method in ${given} ${family} (${year}).`),
+  fc
+    .tuple(pick(['Admin user', 'Service account', 'Created by user']), pick(GIVEN), pick(FAMILY), pick(CONDITION))
+    .map(([label, given, family, condition]) => `${label}: ${given} ${family}; manages the ${condition} alerts.`),
+  fc
+    .tuple(pick(CODE), pick(['E11.9', 'I10.0', 'J44.1']), pick(GIVEN), pick(FAMILY))
+    .map(([a, b, given, family]) => `Handles ${a}; ICD-10 codes ${b} for ${given} ${family}'s team.`),
 );
 
 const description = fc

@@ -179,6 +179,11 @@ describe('bounds', () => {
       'Mrs Jane Doe, diabetes; call 07700 900123. '.repeat(MiB / 44),
       'Abc '.repeat(MiB / 4) + 'asthma',
       'jane.doe@gmail.com re her '.repeat(MiB / 26),
+      // Many people and many conditions: every person was paired with every mention (quadratic; the
+      // second took over 100 s before the pairing looked only within reach).
+      'Emma Watson wrote. Diabetes happened. '.repeat(MiB / 38),
+      'Jane Smith, jane.smith@x.org. Asthma. '.repeat(MiB / 38),
+      'hx of hx of hx of asthma '.repeat(MiB / 25),
     ];
     for (const text of fillers) scanForPhi({ text, [text.slice(0, 4096)]: 1 });
     let deep: unknown = 'SSN 123-45-6789';
