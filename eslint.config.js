@@ -19,7 +19,7 @@ const layer = (folder, forbidden, why, extra = [sqlInStorageOnly]) => ({
 
 /** SQL and the database drivers stay in the storage folders; everything else calls their stores. */
 const sqlInStorageOnly = {
-  regex: '^(node:sqlite|kysely|pg)$',
+  regex: '^(node:sqlite|kysely|pg)(/.*)?$',
   message: 'Database access lives in a storage folder (src/core/storage, src/mesh/storage); call a store.',
 };
 

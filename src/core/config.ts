@@ -79,7 +79,7 @@ export const ConfigSchema = Type.Object({
   /** Signed discovery answers kept per instance; 0 turns the cache off. */
   REGISTRY_DISCOVERY_CACHE_ENTRIES: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
   /** Agent rows discovery keeps between answers, reused while their version is current; 0 keeps none. */
-  REGISTRY_DISCOVERY_KEPT_ROWS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10_000 }),
+  REGISTRY_DISCOVERY_KEPT_ROWS: Type.Integer({ minimum: 0, maximum: 100_000, default: 10_000 }),
   REGISTRY_ATTESTATION_ISSUERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** How long events stay in the stream (resumable by cursor); the transparency ledger keeps everything. */
   REGISTRY_EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),

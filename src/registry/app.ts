@@ -208,6 +208,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
       trustBundleUrl: (agentId) => `${baseUrl()}/v1/trust/bundle?subject=${encodeURIComponent(agentId)}`,
       keptRows: config.REGISTRY_DISCOVERY_KEPT_ROWS,
       committedSeq: () => hub.committedSeq(),
+      now: () => clock.now().getTime(),
     });
     const discoveryAnswers = createDiscoveryAnswers({ config, discovery, federatedDiscovery, signer, clock, baseUrl, committedSeq: () => hub.committedSeq() });
     const services: RegistryServices = {

@@ -7,10 +7,16 @@
  * documents that changed, instead of 10–50 JSON documents of ~1.5 kB each (a third of its CPU).
  *
  * Across instances the "nothing committed" shortcut is as fresh as the instance's knowledge of the
- * event sequence (at most about a second behind, docs/discovery.md), the same bound as the answer cache.
+ * event sequence (at most about a second behind, docs/discovery.md), and it is taken for at most 30 s
+ * after a row was last checked, the answer cache's bound. The check compares `updated_at` as well as
+ * the version, so a database restored under a running instance (versions that repeat) is not mistaken
+ * for the one the rows came from.
  */
 import type { Storage } from '../../core/storage/database.ts';
 import { agentVersions, findAgents, type AgentRow } from '../../core/storage/stores/agent-store.ts';
+
+/** How long a row checked at one event sequence is used without a query while the sequence holds. */
+const SHORTCUT_MS = 30_000;
 
 export type AgentRowsDeps = {
   db: Storage['db'];
@@ -18,9 +24,12 @@ export type AgentRowsDeps = {
   maxEntries: number;
   /** The sequence of the last change this instance knows is committed, on any instance. */
   committedSeq(): number;
+  /** Milliseconds since the epoch (the registry's clock). */
+  now(): number;
 };
 
-type Kept = { row: AgentRow; checkedAt: number };
+/** A kept row, and the event sequence and time at which it was last known current. */
+type Kept = { row: AgentRow; checkedAt: number; checkedAtMs: number };
 
 export function createAgentRows(deps: AgentRowsDeps) {
   const kept = new Map<string, Kept>();
@@ -39,23 +48,25 @@ export function createAgentRows(deps: AgentRowsDeps) {
     async read(ids: readonly string[]): Promise<AgentRow[]> {
       // Taken before any query: a commit during the reads moves it, and the rows are checked again.
       const generation = deps.committedSeq();
+      const now = deps.now();
       const found = new Map<string, AgentRow>();
       const toCheck: string[] = [];
       const toRead: string[] = [];
       for (const id of ids) {
         const entry = kept.get(id);
         if (entry === undefined) toRead.push(id);
-        else if (entry.checkedAt === generation) found.set(id, entry.row);
+        else if (entry.checkedAt === generation && now - entry.checkedAtMs <= SHORTCUT_MS) found.set(id, entry.row);
         else toCheck.push(id);
       }
       if (toCheck.length > 0) {
         const versions = await agentVersions(deps.db, toCheck);
         for (const id of toCheck) {
           const entry = kept.get(id);
-          if (entry !== undefined && versions.get(id) === entry.row.version) {
+          const current = versions.get(id);
+          if (entry !== undefined && current?.version === entry.row.version && current.updatedAt === entry.row.updated_at) {
             found.set(id, entry.row);
-            keep(id, { row: entry.row, checkedAt: generation });
-          } else if (versions.has(id)) toRead.push(id);
+            keep(id, { row: entry.row, checkedAt: generation, checkedAtMs: now });
+          } else if (current !== undefined) toRead.push(id);
           else kept.delete(id);
         }
       }
@@ -63,7 +74,7 @@ export function createAgentRows(deps: AgentRowsDeps) {
       misses += toRead.length;
       for (const row of await findAgents(deps.db, toRead)) {
         found.set(row.id, row);
-        keep(row.id, { row, checkedAt: generation });
+        keep(row.id, { row, checkedAt: generation, checkedAtMs: now });
       }
       for (const id of found.keys()) {
         const entry = kept.get(id);

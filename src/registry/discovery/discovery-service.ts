@@ -29,6 +29,8 @@ export type DiscoveryServiceDeps = {
   keptRows: number;
   /** The sequence of the last change this instance knows is committed: kept rows need no check while it holds. */
   committedSeq(): number;
+  /** Milliseconds since the epoch: the shortcut above is taken for at most 30 s. */
+  now(): number;
 };
 
 /**
@@ -37,7 +39,7 @@ export type DiscoveryServiceDeps = {
  * so the first `limit` that pass are the answer.
  */
 export function createDiscoveryService(deps: DiscoveryServiceDeps) {
-  const rows = createAgentRows({ db: deps.storage.db, maxEntries: deps.keptRows, committedSeq: deps.committedSeq });
+  const rows = createAgentRows({ db: deps.storage.db, maxEntries: deps.keptRows, committedSeq: deps.committedSeq, now: deps.now });
 
   /**
    * The matching agents in ranking order, read in slices that grow (×4, up to 400) so that a

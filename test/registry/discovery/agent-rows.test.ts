@@ -37,6 +37,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(second, first);
       assert.equal(stats(registry).misses, 3, 'no row read again');
       assert.equal(stats(registry).hits, afterFirst.hits + 3);
+      const metrics = (await registry.app.inject({ method: 'GET', url: '/metrics' })).body;
+      assert.match(metrics, /ward_discovery_kept_rows_total\{result="read"[^}]*\} 3\n/);
+      assert.match(metrics, /ward_discovery_kept_rows_total\{result="kept"[^}]*\} 3\n/);
+      assert.match(metrics, /ward_discovery_kept_rows\{[^}]*\} 3\n/);
     });
 
     test('after a commit elsewhere, kept rows whose version is unchanged are checked and reused', async (t) => {
@@ -106,12 +110,34 @@ for (const backend of BACKENDS) {
       assert.equal(stats(none).misses, 10, 'every answer reads every row');
     });
 
+    test('without a commit a kept row is trusted for 30 s at most, then checked by version and updated_at', async (t) => {
+      const registry = await buildTestRegistry(t, backend, { env: NO_ANSWER_CACHE });
+      const [agent] = await registerSkilled(registry, 'kept.age', 1);
+      const id = ulidOf(agent.agent_id);
+      let now = 1_000_000;
+      const rows = createAgentRows({ db: registry.storage.db, maxEntries: 10, committedSeq: () => 7, now: () => now });
+      const [first] = await rows.read([id]);
+      // A database restored under a running instance: the same version, another write. Nothing moves the sequence.
+      await registry.storage.db
+        .updateTable('agents')
+        .set({ display_name: 'Restored copy', updated_at: '2030-01-01T00:00:00.000Z' })
+        .where('id', '=', id)
+        .execute();
+      now += 30_000;
+      assert.equal((await rows.read([id]))[0], first, 'within 30 s of its check the row is used as kept');
+      now += 1;
+      const [after] = await rows.read([id]);
+      assert.notEqual(after, first);
+      assert.equal(after?.display_name, 'Restored copy');
+      assert.equal(after?.version, first?.version);
+    });
+
     test('a row gone from the database is left out and no longer kept', async (t) => {
       const registry = await buildTestRegistry(t, backend, { env: NO_ANSWER_CACHE });
       const agents = await registerSkilled(registry, 'kept.gone', 2);
       const ids = agents.map((agent) => ulidOf(agent.agent_id));
       let generation = 1;
-      const rows = createAgentRows({ db: registry.storage.db, maxEntries: 10, committedSeq: () => generation });
+      const rows = createAgentRows({ db: registry.storage.db, maxEntries: 10, committedSeq: () => generation, now: () => 0 });
       assert.deepEqual((await rows.read(ids)).map((row) => row.id), ids);
       await registry.storage.db.deleteFrom('agent_skills').where('agent_id', '=', ids[0] as string).execute();
       await registry.storage.db.deleteFrom('endpoint_health').where('agent_id', '=', ids[0] as string).execute();

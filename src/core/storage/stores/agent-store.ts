@@ -212,11 +212,11 @@ export async function findAgents(db: Db, ids: readonly string[]): Promise<AgentR
   return rows.map(fromRow);
 }
 
-/** The current version of each of these agents (an id without an agent is left out). */
-export async function agentVersions(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
+/** The current version and `updated_at` of each of these agents (an id without an agent is left out). */
+export async function agentVersions(db: Db, ids: readonly string[]): Promise<Map<string, { version: number; updatedAt: string }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('agents').select(['id', 'version']).where('id', 'in', ids).execute();
-  return new Map(rows.map((row) => [row.id, Number(row.version)]));
+  const rows = await db.selectFrom('agents').select(['id', 'version', 'updated_at']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, { version: Number(row.version), updatedAt: row.updated_at }]));
 }
 
 type RankedSkillRow = { agent_id: string; jurisdiction: string; trust_level: number; health_rank: number; best_priority: number; created_at: string };
