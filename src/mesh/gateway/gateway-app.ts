@@ -36,7 +36,6 @@ declare module 'fastify' {
   }
 }
 
-
 /**
  * Builds the on-demand gateway without listening (contract §10): the HTTP kit, the fleet of agent
  * processes (`meshFleet`), the mesh transport, its routes (`gateway-routes.ts`: JSON-RPC, SSE and

@@ -29,7 +29,6 @@ export type GatewayRouteOptions = {
   readonly logTailLines: number;
 };
 
-
 /** The `ward-gateway-routes` plugin; it fails at start-up without `ward-mesh-transport` or the fleet. */
 export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
   async (app, options) => {

@@ -35,7 +35,6 @@ export type AgentEndpointOptions = {
   readonly publicUrl: string | undefined;
 };
 
-
 const principals = new WeakMap<FastifyRequest, MeshPrincipal>();
 
 /** The `ward-agent-endpoints` plugin; it fails at start-up on an app without `ward-mesh-transport`. */
