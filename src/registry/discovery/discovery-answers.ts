@@ -9,7 +9,7 @@ import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
-import { withCompactJws, withMembersBytes } from '../../core/crypto/json-members.ts';
+import { withCompactJws, withMembers } from '../../core/crypto/json-members.ts';
 import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { timeoutWithinBudget, type FederatedDiscovery } from '../federation/federated-discovery.ts';
@@ -51,7 +51,7 @@ export function createDiscoveryAnswers(deps: DiscoveryAnswerDeps) {
     // Serialised once: the signed payload is {...body, iss, iat} and the answer {...body, signed_response}.
     const bytes = Buffer.from(JSON.stringify(body));
     if (!config.REGISTRY_SIGN_RESPONSES) return bytes;
-    const signed = await signer.signJson(withMembersBytes(bytes, { iss: deps.baseUrl(), iat: issuedAt() }), DISCOVERY_TYP);
+    const signed = await signer.signJson(withMembers(bytes, { iss: deps.baseUrl(), iat: issuedAt() }), DISCOVERY_TYP);
     return withCompactJws(bytes, 'signed_response', signed);
   }
 
