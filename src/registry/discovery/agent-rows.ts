@@ -55,8 +55,10 @@ export function createAgentRows(deps: AgentRowsDeps) {
       for (const id of ids) {
         const entry = kept.get(id);
         if (entry === undefined) toRead.push(id);
-        else if (entry.checkedAt === generation && now - entry.checkedAtMs <= SHORTCUT_MS) found.set(id, entry.row);
-        else toCheck.push(id);
+        else if (entry.checkedAt === generation && now - entry.checkedAtMs <= SHORTCUT_MS) {
+          found.set(id, entry.row);
+          keep(id, entry); // re-inserted: the Map's order stays least recently used first
+        } else toCheck.push(id);
       }
       if (toCheck.length > 0) {
         const versions = await agentVersions(deps.db, toCheck);
@@ -76,16 +78,9 @@ export function createAgentRows(deps: AgentRowsDeps) {
         found.set(row.id, row);
         keep(row.id, { row, checkedAt: generation, checkedAtMs: now });
       }
-      for (const id of found.keys()) {
-        const entry = kept.get(id);
-        // Re-inserted so the Map's order stays least recently used first.
-        if (entry !== undefined) keep(id, entry);
-      }
       return ids.flatMap((id) => found.get(id) ?? []);
     },
     /** Rows found kept and rows read since start, and how many are kept: the metrics (and so the bench) show them. */
-    stats: () => ({ hits, misses, entries: kept.size, max_entries: deps.maxEntries }),
+    stats: () => ({ hits, misses, entries: kept.size }),
   };
 }
-
-export type AgentRows = ReturnType<typeof createAgentRows>;

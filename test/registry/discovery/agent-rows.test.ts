@@ -132,6 +132,21 @@ for (const backend of BACKENDS) {
       assert.equal(after?.version, first?.version);
     });
 
+    test('beyond the bound the least recently used row goes first; a row found kept counts as used', async (t) => {
+      const registry = await buildTestRegistry(t, backend, { env: NO_ANSWER_CACHE });
+      const [a, b, c] = (await registerSkilled(registry, 'kept.lru', 3)).map((agent) => ulidOf(agent.agent_id)) as [string, string, string];
+      const rows = createAgentRows({ db: registry.storage.db, maxEntries: 2, committedSeq: () => 1, now: () => 0 });
+      await rows.read([a, b]);
+      await rows.read([a]); // a is now the more recently used
+      await rows.read([c]); // so b goes
+      const before = rows.stats();
+      await rows.read([a, c]);
+      assert.equal(rows.stats().misses, before.misses, 'a and c were kept');
+      await rows.read([b]);
+      assert.equal(rows.stats().misses, before.misses + 1, 'b was read again');
+      assert.equal(rows.stats().entries, 2);
+    });
+
     test('a row gone from the database is left out and no longer kept', async (t) => {
       const registry = await buildTestRegistry(t, backend, { env: NO_ANSWER_CACHE });
       const agents = await registerSkilled(registry, 'kept.gone', 2);
