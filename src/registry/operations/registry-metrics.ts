@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import { countRunsByStatus } from '../../core/storage/stores/computer-use-store.ts';
@@ -42,32 +42,8 @@ export function createRegistryMetrics(server: ServerMetrics, deps: RegistryMetri
     unitsPerCommit.observe(units);
   });
 
-  let counted = { hits: 0, misses: 0 };
-  new Counter({
-    name: 'ward_discovery_cache_requests_total',
-    help: 'Discovery answers served from the signed-answer cache (hit) or built (miss)',
-    labelNames: ['result'],
-    registers,
-    collect() {
-      const now = deps.discoveryCacheStats();
-      this.inc({ result: 'hit' }, now.hits - counted.hits);
-      this.inc({ result: 'miss' }, now.misses - counted.misses);
-      counted = { hits: now.hits, misses: now.misses };
-    },
-  });
-  let rowsCounted = { hits: 0, misses: 0 };
-  new Counter({
-    name: 'ward_discovery_kept_rows_total',
-    help: 'Agent rows discovery found kept and current (kept) or read from the database (read)',
-    labelNames: ['result'],
-    registers,
-    collect() {
-      const now = deps.keptRowStats();
-      this.inc({ result: 'kept' }, now.hits - rowsCounted.hits);
-      this.inc({ result: 'read' }, now.misses - rowsCounted.misses);
-      rowsCounted = { hits: now.hits, misses: now.misses };
-    },
-  });
+  hitMissCounter(registers, 'ward_discovery_cache_requests_total', 'Discovery answers served from the signed-answer cache (hit) or built (miss)', ['hit', 'miss'], deps.discoveryCacheStats);
+  hitMissCounter(registers, 'ward_discovery_kept_rows_total', 'Agent rows discovery found kept and current (kept) or read from the database (read)', ['kept', 'read'], deps.keptRowStats);
   new Gauge({
     name: 'ward_discovery_kept_rows',
     help: 'Agent rows discovery keeps between answers on this instance',
@@ -134,3 +110,29 @@ export function createRegistryMetrics(server: ServerMetrics, deps: RegistryMetri
 }
 
 export type RegistryMetrics = ReturnType<typeof createRegistryMetrics>;
+
+/**
+ * A counter of a cache's lookups by `result`, read from figures it keeps since start (hits and
+ * misses): each scrape adds what changed since the last one.
+ */
+function hitMissCounter(
+  registers: Registry[],
+  name: string,
+  help: string,
+  [hitLabel, missLabel]: [string, string],
+  stats: () => { hits: number; misses: number },
+): void {
+  let counted = { hits: 0, misses: 0 };
+  new Counter({
+    name,
+    help,
+    labelNames: ['result'],
+    registers,
+    collect() {
+      const now = stats();
+      this.inc({ result: hitLabel }, now.hits - counted.hits);
+      this.inc({ result: missLabel }, now.misses - counted.misses);
+      counted = { hits: now.hits, misses: now.misses };
+    },
+  });
+}

@@ -41,6 +41,9 @@ for (const backend of BACKENDS) {
       assert.match(metrics, /ward_discovery_kept_rows_total\{result="read"[^}]*\} 3\n/);
       assert.match(metrics, /ward_discovery_kept_rows_total\{result="kept"[^}]*\} 3\n/);
       assert.match(metrics, /ward_discovery_kept_rows\{[^}]*\} 3\n/);
+      // The answer cache (off here) counts through the same kind of counter: two answers, two misses.
+      assert.match(metrics, /ward_discovery_cache_requests_total\{result="miss"[^}]*\} 2\n/);
+      assert.match(metrics, /ward_discovery_cache_requests_total\{result="hit"[^}]*\} 0\n/);
     });
 
     test('after a commit elsewhere, kept rows whose version is unchanged are checked and reused', async (t) => {
