@@ -219,10 +219,11 @@ function findHealth(text: string): Health[] {
     const cohort = COHORT_BEFORE.test(text.slice(Math.max(0, m.index - 64), m.index) + ' ');
     found.push({ start: m.index, end: m.index + m[0].length, fact: !cohort, owned: false, result: !cohort });
   }
-  const conditionSpans = conditions.map((c) => ({ start: c.index, end: c.index + c[0].length }));
   // A history phrase is a fact when a condition follows it in the clause ("hx of COPD"), whatever
   // words come after the condition ("a history of breast cancer screening" is still hers).
-  for (const m of allMatches(HISTORY_PHRASE, text)) {
+  const history = allMatches(HISTORY_PHRASE, text);
+  const conditionSpans = history.length === 0 ? [] : conditions.map((c) => ({ start: c.index, end: c.index + c[0].length }));
+  for (const m of history) {
     const end = m.index + m[0].length;
     const followed = startingWithin(conditionSpans, end, end + HISTORY_REACH).some(
       (c) => !SENTENCE_END.test(text.slice(end, c.start)),
