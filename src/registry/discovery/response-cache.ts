@@ -6,7 +6,9 @@
  * readings inside an entry can be.
  */
 export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: number; now: () => number }) {
-  const entries = new Map<string, { generation: number; storedAt: number; value: T }>();
+  const entries = new Map<string, { generation: number; storedAt: number; value: T; movedAt: number }>();
+  /** Counts every insertion and move to the newest end of `entries`. */
+  let moves = 0;
   let hits = 0;
   let misses = 0;
   return {
@@ -18,9 +20,15 @@ export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: 
         return undefined;
       }
       hits += 1;
-      // Re-insert so the Map's order is least recently used first.
-      entries.delete(key);
-      entries.set(key, entry);
+      // The Map's order is least recently used first. An entry moved to the newest end fewer than
+      // maxEntries / 2 moves ago is far from the oldest, so it stays where it is: a busy key costs one
+      // lookup, not a delete and an insert. Eviction is then least recently used to within half the
+      // bound: an entry read at least once per maxEntries / 2 insertions is never evicted.
+      if (moves - entry.movedAt >= options.maxEntries / 2) {
+        entries.delete(key);
+        entry.movedAt = ++moves;
+        entries.set(key, entry);
+      }
       return entry.value;
     },
     /** Lookups since start: what the diagnostics page shows as the hit ratio. */
@@ -30,7 +38,7 @@ export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: 
     set(key: string, generation: number, value: T): void {
       if (options.maxEntries === 0) return;
       entries.delete(key);
-      entries.set(key, { generation, storedAt: options.now(), value });
+      entries.set(key, { generation, storedAt: options.now(), value, movedAt: ++moves });
       while (entries.size > options.maxEntries) entries.delete(entries.keys().next().value as string);
     },
     get size(): number {

@@ -67,27 +67,38 @@ function effectiveHealth(health: EndpointHealth, options: { now: Date; staleAfte
  * drawn from `seed` (so the same request gets the same answer). The first is the one to use.
  */
 export function orderForFailover(verdicts: readonly EndpointVerdict[], seed: string): EndpointVerdict[] {
-  const random = seededRandom(seed);
-  const eligible = verdicts.filter((v) => v.reasons.length === 0);
-  const groups = new Map<string, EndpointVerdict[]>();
-  for (const verdict of eligible) {
-    const key = [verdict.health === 'unhealthy' ? 1 : 0, verdict.outOfZone ? 1 : 0, verdict.endpoint.priority].join(':');
-    groups.set(key, [...(groups.get(key) ?? []), verdict]);
+  const random = lazily(() => seededRandom(seed));
+  const groups = new Map<number, EndpointVerdict[]>();
+  for (const verdict of verdicts) {
+    if (verdict.reasons.length > 0) continue;
+    const key = groupRank(verdict);
+    const group = groups.get(key);
+    if (group) group.push(verdict);
+    else groups.set(key, [verdict]);
   }
   const ordered: EndpointVerdict[] = [];
-  const keys = [...groups.keys()].sort((a, b) => compareKeys(a, b));
+  const keys = [...groups.keys()].sort((a, b) => a - b);
   for (const key of keys) ordered.push(...weightedShuffle(groups.get(key) as EndpointVerdict[], random));
   return ordered;
 }
 
-function compareKeys(a: string, b: string): number {
-  const [x, y] = [a.split(':').map(Number), b.split(':').map(Number)];
-  for (let i = 0; i < 3; i += 1) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
-  return 0;
+/**
+ * The failover group of an endpoint as one number that sorts like (unhealthy, out of zone, priority).
+ * The record's schema bounds a priority to 0–1 000 000, far below 2^40, so each flag outweighs any priority.
+ */
+function groupRank(verdict: EndpointVerdict): number {
+  return (verdict.health === 'unhealthy' ? 2 ** 41 : 0) + (verdict.outOfZone ? 2 ** 40 : 0) + verdict.endpoint.priority;
+}
+
+/** `make()` on the first call, then what it made: a lone endpoint in every group needs no random draw, so no seed is hashed. */
+function lazily(make: () => () => number): () => number {
+  let made: (() => number) | undefined;
+  return () => (made ??= make())();
 }
 
 /** Draws without replacement, each pick in proportion to the endpoint's weight. */
 function weightedShuffle(items: EndpointVerdict[], random: () => number): EndpointVerdict[] {
+  if (items.length === 1) return items;
   const pool = [...items].sort((a, b) => a.index - b.index);
   const out: EndpointVerdict[] = [];
   while (pool.length > 0) {

@@ -78,17 +78,9 @@ export function createRoutingService(deps: RoutingServiceDeps) {
 
   // Advice carries no time and no nonce: the same agent version, endpoint order, health, bundle and
   // constraints are the same bytes, and a signature over the same bytes with the same key is as
-  // good as a new one. Keeping the latest few saves a signature per route to a busy agent.
-  const signatures = createResponseCache<string>({ maxEntries: 1_000, maxAgeMs: 5 * 60_000, now });
-
-  async function signAdvice(json: string): Promise<string> {
-    const key = `${deps.signer.kid}\n${json}`;
-    const cached = signatures.get(key, 0);
-    if (cached) return cached;
-    const signed = await deps.signer.signJson(json, ROUTING_TYP);
-    signatures.set(key, 0, signed);
-    return signed;
-  }
+  // good as a new one. The finished answers are kept, by a short key of what they are made from
+  // (adviceKey), so a route to a busy agent is neither serialised nor signed again.
+  const answers = createResponseCache<{ bundle: SignedTrustBundle; bytes: Buffer }>({ maxEntries: 2_000, maxAgeMs: 5 * 60_000, now });
 
   function requirementsOf(request: RouteRequest): RouteRequirements {
     return {
@@ -141,28 +133,44 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     return verdicts.map((v) => ({ index: v.index, url: v.endpoint.url, reasons: v.reasons }));
   }
 
+  /**
+   * Everything an answer is made from besides its record (named by id and version), its bundle
+   * (compared as the object bundleFor keeps) and the registry's own id: the endpoint order and each
+   * endpoint's health, whether PHI is allowed, the key and the delegation chain.
+   */
+  function adviceKey(record: AgentRecord, ordered: readonly EndpointVerdict[], phiAllowed: boolean, delegationChain: readonly string[]): string {
+    const order = ordered.map((v) => `${v.index}${v.health}`).join(',');
+    return `${record.agent_id}|${record.version}|${order}|${phiAllowed}|${deps.signResponses ? deps.signer.kid : ''}|${delegationChain.join(' ')}`;
+  }
+
   /** The advice as the JSON bytes to send: serialised once, signed over those bytes, the signature appended. */
   async function build(record: AgentRecord, ordered: EndpointVerdict[], request: RouteRequest, ctx: CallContext): Promise<Buffer> {
-    const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
     const chain = deps.trustChain();
     const tags = record.policy_tags;
     const purpose = request.purpose?.purpose_of_use;
+    // PHI only with an explicit yes from the agent and a purpose it accepts (contract §4).
+    const phiAllowed = tags.phi_allowed === true && purpose !== undefined && acceptsPurpose(record, purpose);
+    const bundle = await bundleFor(record, ctx);
+    const key = adviceKey(record, ordered, phiAllowed, chain.delegationChain);
+    const kept = answers.get(key, 0);
+    if (kept?.bundle === bundle) return kept.bytes;
+    const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
     const response: RoutingResponse = {
       resolved_target: record.agent_id,
       selected: { ...routed(first), weight: first.endpoint.weight, health: first.health },
       alternatives: rest.map(routed),
-      trust_bundle: await bundleFor(record, ctx),
+      trust_bundle: bundle,
       constraints: {
-        // PHI only with an explicit yes from the agent and a purpose it accepts (contract §4).
-        phi_allowed: tags.phi_allowed === true && purpose !== undefined && acceptsPurpose(record, purpose),
+        phi_allowed: phiAllowed,
         max_concurrency_hint: typeof tags.max_concurrency === 'number' ? tags.max_concurrency : DEFAULT_HINTS.max_concurrency,
         rate_limit_rps_hint: typeof tags.rate_limit_rps === 'number' ? tags.rate_limit_rps : DEFAULT_HINTS.rate_limit_rps,
       },
       evidence: { registry_id: deps.registryId, record_version: String(record.version), delegation_chain: chain.delegationChain },
     };
-    const json = JSON.stringify(response);
-    if (!deps.signResponses) return Buffer.from(json);
-    return withCompactJws(Buffer.from(json), 'signed_response', await signAdvice(json));
+    const json = Buffer.from(JSON.stringify(response));
+    const bytes = deps.signResponses ? withCompactJws(json, 'signed_response', await deps.signer.signJson(json, ROUTING_TYP)) : json;
+    answers.set(key, 0, { bundle, bytes });
+    return bytes;
   }
 
   return {

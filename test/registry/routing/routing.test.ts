@@ -166,6 +166,21 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await verifiedAdvice(signed_response), advice);
     });
 
+    test('kept advice is never served under a retired signing key: after a rotation it is signed by the new one', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry, { endpoints });
+      const kidOf = (signed: string) => JSON.parse(Buffer.from(signed.split('.')[0] as string, 'base64url').toString()).kid as string;
+      const before = await route(registry, { target: agent.agent_id });
+      const rotated = await registry.call({ method: 'POST', url: '/v1/trust/keys/rotate', headers: writeHeaders(), payload: {} });
+      assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+      const after = await route(registry, { target: agent.agent_id });
+      assert.notEqual(kidOf(after.body.signed_response), kidOf(before.body.signed_response));
+      assert.equal(kidOf(after.body.signed_response), registry.app.ward.signer.kid);
+      const jwks = createLocalJWKSet((await registry.call({ method: 'GET', url: '/.well-known/jwks.json' })).body);
+      const { signed_response, ...advice } = after.body;
+      assert.deepEqual(JSON.parse(new TextDecoder().decode((await compactVerify(signed_response, jwks)).payload)), advice);
+    });
+
     test('a capability route keeps its choice only while nothing changes: a suspended choice is routed around at once', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const skill = { capabilities: { skills: ['referral.triage'] } };
