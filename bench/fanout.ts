@@ -1,16 +1,20 @@
 // `npm run bench:fanout`: the change stream's fan-out. N subscribers follow GET /v1/events/stream on
 // the real registry (a child process on SQLite, log level warn); a writer registers agents one at a
 // time and each registration's `agent.registered` frame is timed from the start of the write to its
-// arrival at every subscriber. The baseline is bare node:http answering a POST and writing a frame of
-// the same size to the same number of open responses. Also: the writer's latency with no subscribers
-// and with N, events missed, and the registry's RSS growth over the run. `--quick`: 50 subscribers,
-// 20 events (CI keeps the bench from rotting; nothing is asserted about speed).
+// arrival at every subscriber. The baseline is bare node:http (bench/fanout-bare.ts) answering a POST
+// and writing a frame of the same size to the same number of open responses. Also: the writer's
+// latency with no subscribers and with N (Ward's and the baseline's), events missed, and the
+// registry's RSS growth over the run. Three processes besides the server: the writer (this one), the
+// subscribers (bench/fanout-subscribers.ts) and the server, so no side's figures include another
+// side's work on the same thread. `--quick`: 50 subscribers, 20 events (CI keeps the bench from
+// rotting; nothing is asserted about speed).
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startQuietRegistry, stop } from './processes.ts';
+import { createInterface } from 'node:readline';
+import { startChild, startQuietRegistry, stop } from './processes.ts';
 import { syntheticAgent } from './seed.ts';
 
 const QUICK = process.argv.includes('--quick');
@@ -28,39 +32,44 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 };
 const timing = (values: number[]): Timing => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
+/** Milliseconds since the epoch on a monotonic clock, comparable with the subscribers' process. */
+const epochNow = () => performance.timeOrigin + performance.now();
 
-/** Opens `count` stream readers; `arrivals` gets, per event id, each arrival time. */
-async function subscribe(url: string, count: number, arrivals: Map<string, number[]>): Promise<IncomingMessage[]> {
-  const responses: IncomingMessage[] = [];
-  for (let i = 0; i < count; i += 1) {
-    responses.push(
-      await new Promise<IncomingMessage>((resolve, reject) => {
-        const request = get(url, { agent: false, headers: { accept: 'text/event-stream' } }, (response) => {
-          let buffer = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            const now = performance.now();
-            buffer += chunk;
-            let end;
-            while ((end = buffer.indexOf('\n\n')) >= 0) {
-              const frame = buffer.slice(0, end);
-              buffer = buffer.slice(end + 2);
-              const id = /^id: (\S+)$/m.exec(frame)?.[1];
-              if (id && /^event: agent\.registered$/m.test(frame)) wardFrameBytes ||= Buffer.byteLength(frame) + 2;
-              if (id) {
-                const list = arrivals.get(id) ?? [];
-                list.push(now);
-                arrivals.set(id, list);
-              }
-            }
-          });
-          resolve(response);
-        });
-        request.on('error', reject);
-      }),
-    );
+type Arrivals = Record<string, number[]>;
+
+/** Opens `count` stream readers on `url` in their own process; `stop()` closes them and answers what arrived when. */
+async function subscribe(url: string, count: number): Promise<{ stop(): Promise<Arrivals> }> {
+  const child = spawn(process.execPath, ['bench/fanout-subscribers.ts', url, String(count)], {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const line = await lines.next();
+    if (line.done) throw new Error(`the subscribers exited with ${child.exitCode}`);
+    return line.value;
+  };
+  if ((await next()) !== 'ready') throw new Error('the subscribers did not start');
+  return {
+    async stop() {
+      child.stdin.write('stop\n');
+      const report = JSON.parse(await next()) as { arrivals: Arrivals; frameBytes: number };
+      wardFrameBytes ||= report.frameBytes;
+      return report.arrivals;
+    },
+  };
+}
+
+/** Each write's delays to every subscriber, and how many (write, subscriber) pairs saw no frame. */
+function deliveries(starts: Map<string, number>, arrivals: Arrivals, subscribers: number): { delays: number[]; missed: number } {
+  const delays: number[] = [];
+  let missed = 0;
+  for (const [id, started] of starts) {
+    const got = arrivals[id] ?? [];
+    missed += subscribers - got.length;
+    for (const at of got) delays.push(at - started);
   }
-  return responses;
+  return { delays, missed };
 }
 
 /** The registry's V8 heap in use and its external memory (prom-client's default metrics), in MiB. */
@@ -79,7 +88,7 @@ let agentNumber = 3_000_000;
 async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: WriteAnswer) => Promise<string>, afterEach?: (index: number) => void): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < EVENTS; i += 1) {
-    const started = performance.now();
+    const started = epochNow();
     const response = await fetch(`${url}/v1/agents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-idempotency-key': randomUUID() },
@@ -88,7 +97,7 @@ async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: 
     // A refused write has no event to wait for: counted as missed by every subscriber, it would
     // read as lost events.
     if (response.status !== 201) throw new Error(`registration ${i} answered ${response.status}: ${await response.text()}`);
-    latencies.push(performance.now() - started);
+    latencies.push(epochNow() - started);
     starts.set(await seqOf((await response.json()) as WriteAnswer), started);
     afterEach?.(i);
     await new Promise((resolve) => setTimeout(resolve, GAP_MS));
@@ -96,7 +105,7 @@ async function writeAll(url: string, starts: Map<string, number>, seqOf: (body: 
   return latencies;
 }
 
-async function ward(subscribers: number) {
+async function ward(count: number) {
   const dir = mkdtempSync(join(tmpdir(), 'ward-fanout-'));
   const registry = await startQuietRegistry({
     DATABASE_URL: '',
@@ -107,8 +116,7 @@ async function ward(subscribers: number) {
   try {
     // The writer alone first, then with the subscribers.
     const alone = await writeAll(registry.url, new Map(), async () => '');
-    const arrivals = new Map<string, number[]>();
-    const responses = await subscribe(`${registry.url}/v1/events/stream?event_types=agent.registered`, subscribers, arrivals);
+    const subscribers = await subscribe(`${registry.url}/v1/events/stream?event_types=agent.registered`, count);
     const rssBefore = rssKiB(registry.child.pid as number);
     const heapBefore = await heapMiB(registry.url);
     const starts = new Map<string, number>();
@@ -127,17 +135,10 @@ async function ward(subscribers: number) {
     const rssAfter = rssKiB(registry.child.pid as number);
     if (process.env.BENCH_RSS_SERIES) {
       const heapAfter = await heapMiB(registry.url);
-      console.log(`RSS growth MiB every ${sampleEvery} events, ${subscribers} subscribers: ${rssSeries.join(' ')}`);
+      console.log(`RSS growth MiB every ${sampleEvery} events, ${count} subscribers: ${rssSeries.join(' ')}`);
       console.log(`V8 heap used ${heapBefore.used.toFixed(1)} → ${heapAfter.used.toFixed(1)} MiB, external ${heapBefore.external.toFixed(1)} → ${heapAfter.external.toFixed(1)} MiB`);
     }
-    for (const response of responses) response.destroy();
-    const delays: number[] = [];
-    let missed = 0;
-    for (const [id, started] of starts) {
-      const got = arrivals.get(id) ?? [];
-      missed += subscribers - got.length;
-      for (const at of got) delays.push(at - started);
-    }
+    const { delays, missed } = deliveries(starts, await subscribers.stop(), count);
     return { delivery: timing(delays), writer: timing(latencies), writerAlone: timing(alone), missed, rssGrowthMiB: (rssAfter - rssBefore) / 1024 };
   } finally {
     await stop(registry.child);
@@ -145,49 +146,30 @@ async function ward(subscribers: number) {
   }
 }
 
-/** The same fan-out with nothing but node:http: a POST writes one frame of `bytes` to every open response. */
-async function bare(subscribers: number, bytes: number) {
-  const open = new Set<ServerResponse>();
-  let seq = 0;
-  const server = createServer((request, response) => {
-    if (request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.flushHeaders();
-      open.add(response);
-      response.on('close', () => open.delete(response));
-      return;
-    }
-    request.resume();
-    request.on('end', () => {
-      seq += 1;
-      const head = `id: ${seq}\nevent: agent.registered\ndata: `;
-      const frame = `${head}${'x'.repeat(Math.max(0, bytes - head.length - 2))}\n\n`;
-      for (const subscriber of open) subscriber.write(frame);
-      response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ seq: String(seq) }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const arrivals = new Map<string, number[]>();
-  const responses = await subscribe(`${url}/stream`, subscribers, arrivals);
-  const starts = new Map<string, number>();
-  const latencies = await writeAll(url, starts, async (body) => body.seq ?? '');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  for (const response of responses) response.destroy();
-  server.closeAllConnections();
-  server.close();
-  const delays: number[] = [];
-  for (const [id, started] of starts) for (const at of arrivals.get(id) ?? []) delays.push(at - started);
-  return { delivery: timing(delays), writer: timing(latencies) };
+/** The same fan-out with nothing but node:http (bench/fanout-bare.ts): a POST writes one frame of `bytes` to every open response. */
+async function bare(count: number, bytes: number) {
+  const server = await startChild(['bench/fanout-bare.ts'], { FRAME_BYTES: String(bytes) });
+  try {
+    const alone = await writeAll(server.url, new Map(), async () => '');
+    const subscribers = await subscribe(`${server.url}/stream`, count);
+    const starts = new Map<string, number>();
+    const latencies = await writeAll(server.url, starts, async (body) => body.seq ?? '');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { delays } = deliveries(starts, await subscribers.stop(), count);
+    return { delivery: timing(delays), writer: timing(latencies), writerAlone: timing(alone) };
+  } finally {
+    await stop(server.child);
+  }
 }
 
 console.log(`\nEvent fan-out: ${EVENTS} registrations ${GAP_MS} ms apart, SQLite, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
-console.log('| subscribers | Ward delivery p50 / p99 ms | bare delivery p50 / p99 ms | p99 ratio | writer p50 / p99 ms alone → with subscribers | missed | registry RSS growth MiB |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| subscribers | Ward delivery p50 / p99 ms | bare delivery p50 / p99 ms | p99 ratio | Ward writer p50 / p99 ms alone → with subscribers | bare writer p50 / p99 ms alone → with subscribers | missed | registry RSS growth MiB |');
+console.log('|---|---|---|---|---|---|---|---|');
+const ms = (t: Timing) => `${t.p50.toFixed(1)} / ${t.p99.toFixed(1)}`;
 for (const count of SUBSCRIBERS) {
   const w = await ward(count);
   const b = await bare(count, wardFrameBytes || 600);
   console.log(
-    `| ${count} | ${w.delivery.p50.toFixed(1)} / ${w.delivery.p99.toFixed(1)} | ${b.delivery.p50.toFixed(1)} / ${b.delivery.p99.toFixed(1)} | ${(w.delivery.p99 / b.delivery.p99).toFixed(2)} | ${w.writerAlone.p50.toFixed(1)} / ${w.writerAlone.p99.toFixed(1)} → ${w.writer.p50.toFixed(1)} / ${w.writer.p99.toFixed(1)} | ${w.missed} | ${w.rssGrowthMiB.toFixed(1)} |`,
+    `| ${count} | ${ms(w.delivery)} | ${ms(b.delivery)} | ${(w.delivery.p99 / b.delivery.p99).toFixed(2)} | ${ms(w.writerAlone)} → ${ms(w.writer)} | ${ms(b.writerAlone)} → ${ms(b.writer)} | ${w.missed} | ${w.rssGrowthMiB.toFixed(1)} |`,
   );
 }

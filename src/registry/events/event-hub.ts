@@ -46,9 +46,23 @@ export async function openEventHub(storage: Storage, options: EventHubOptions): 
   const wakeAll = () => {
     for (const wake of subscribers) wake();
   };
+  // The position moves at once (the discovery cache's generation must not serve what a commit
+  // changed), but the streams are woken on the next turn of the event loop, once for every commit
+  // signalled in this one: a commit's writers are answered in this turn's microtasks, so their
+  // answers go out before, not after, a frame is written to every subscriber (bench:fanout, writer
+  // latency with 1 000 subscribers).
+  let wakePending = false;
+  const wakeNextTurn = () => {
+    if (wakePending) return;
+    wakePending = true;
+    setImmediate(() => {
+      wakePending = false;
+      if (!closed) wakeAll();
+    });
+  };
   const stopLocal = onEventsCommitted(storage, (lastSeq) => {
     advance(lastSeq);
-    wakeAll();
+    wakeNextTurn();
   });
   const timer = setInterval(refresh, options.refreshMs ?? 1000);
   timer.unref();
@@ -62,7 +76,7 @@ export async function openEventHub(storage: Storage, options: EventHubOptions): 
           // Without a number (after a reconnect) anything may have been missed: read it.
           if (lastSeq === undefined) refresh();
           else advance(lastSeq);
-          wakeAll();
+          wakeNextTurn();
         },
         onError: options.onError,
       });

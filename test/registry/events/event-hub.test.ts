@@ -47,6 +47,30 @@ for (const backend of BACKENDS) {
       await hub.close();
     });
 
+    test('streams are woken once per turn, after the commit\'s writers have their answers', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
+      let wakes = 0;
+      hub.subscribe(() => (wakes += 1));
+      const write = (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
+      try {
+        await write('k1');
+        assert.equal(hub.committedSeq(), 1, 'the position is known when the writer is answered');
+        // The writer's continuation runs in the commit's turn: its answer is written before any frame.
+        // (On PostgreSQL this instance's own notification may arrive before its COMMIT's reply and
+        // wake the streams first; the in-process path is what decides on SQLite.)
+        if (backend === 'sqlite') {
+          assert.equal(wakes, 0, 'not woken before the writer was answered');
+          await new Promise((resolve) => setImmediate(resolve));
+          assert.equal(wakes, 1, 'woken on the next turn');
+        }
+        await until(() => wakes >= 1, 'the wake');
+      } finally {
+        await hub.close();
+      }
+    });
+
     test('a change that signals nothing is seen at the next re-read', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
