@@ -4,9 +4,10 @@
 // arrival at every subscriber. The baseline is bare node:http (bench/fanout-bare.ts) answering a POST
 // and writing a frame of the same size to the same number of open responses. Also: the writer's
 // latency with no subscribers and with N (Ward's and the baseline's), events missed, and the
-// registry's RSS growth over the run. Three processes besides the server: the writer (this one), the
-// subscribers (bench/fanout-subscribers.ts) and the server, so no side's figures include another
-// side's work on the same thread. `--quick`: 50 subscribers, 20 events (CI keeps the bench from
+// registry's RSS growth over the run. Three processes: the writer (this one), the subscribers
+// (bench/fanout-subscribers.ts) and the server, so no side's figures include another side's work on
+// the same thread. Times cross processes as performance.timeOrigin + performance.now(): each process's
+// origin is read from the wall clock at its start, so a clock step during a run would skew delivery. `--quick`: 50 subscribers, 20 events (CI keeps the bench from
 // rotting; nothing is asserted about speed).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -32,31 +33,58 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 };
 const timing = (values: number[]): Timing => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
-/** Milliseconds since the epoch on a monotonic clock, comparable with the subscribers' process. */
+/** Milliseconds since the epoch, monotonic within the process; comparable with the subscribers' process (see above). */
 const epochNow = () => performance.timeOrigin + performance.now();
 
 type Arrivals = Record<string, number[]>;
 
-/** Opens `count` stream readers on `url` in their own process; `stop()` closes them and answers what arrived when. */
-async function subscribe(url: string, count: number): Promise<{ stop(): Promise<Arrivals> }> {
+/** How long the subscribers' process may take to open every stream, or to report. */
+const CHILD_TIMEOUT_MS = 60_000;
+
+/**
+ * Opens `count` stream readers on `url` in their own process; `stop()` closes them and answers what
+ * arrived when; `kill()` ends the process whatever state it is in (call it in a `finally`).
+ */
+async function subscribe(url: string, count: number): Promise<{ stop(): Promise<Arrivals>; kill(): void }> {
   const child = spawn(process.execPath, ['bench/fanout-subscribers.ts', url, String(count)], {
     cwd: new URL('..', import.meta.url).pathname,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // 'close', not 'exit': it comes after the last of the child's output has been read.
+  const exited = new Promise<never>((_, reject) => child.once('close', (code, signal) => reject(new Error(`the subscribers exited (${code ?? signal})`))));
+  exited.catch(() => {});
+  child.stdin.on('error', () => {}); // a child that died is reported by `exited`, not by an EPIPE here
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async () => {
-    const line = await lines.next();
-    if (line.done) throw new Error(`the subscribers exited with ${child.exitCode}`);
-    return line.value;
+  const next = async (what: string) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the subscribers did not ${what} within ${CHILD_TIMEOUT_MS / 1000} s`)), CHILD_TIMEOUT_MS);
+    });
+    try {
+      const line = await Promise.race([lines.next(), exited, timeout]);
+      if (line.done) return await exited;
+      return line.value;
+    } finally {
+      clearTimeout(timer);
+    }
   };
-  if ((await next()) !== 'ready') throw new Error('the subscribers did not start');
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  try {
+    if ((await next('open every stream')) !== 'ready') throw new Error('the subscribers did not start');
+  } catch (error) {
+    kill();
+    throw error;
+  }
   return {
     async stop() {
       child.stdin.write('stop\n');
-      const report = JSON.parse(await next()) as { arrivals: Arrivals; frameBytes: number };
+      const report = JSON.parse(await next('report')) as { arrivals: Arrivals; frameBytes: number };
       wardFrameBytes ||= report.frameBytes;
       return report.arrivals;
     },
+    kill,
   };
 }
 
@@ -113,10 +141,11 @@ async function ward(count: number) {
     // V8 flags for the registry alone (e.g. --max-semi-space-size=4, to tell heap sizing from growth).
     ...(process.env.BENCH_REGISTRY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_REGISTRY_NODE_OPTIONS } : {}),
   });
+  let subscribers: Awaited<ReturnType<typeof subscribe>> | undefined;
   try {
     // The writer alone first, then with the subscribers.
     const alone = await writeAll(registry.url, new Map(), async () => '');
-    const subscribers = await subscribe(`${registry.url}/v1/events/stream?event_types=agent.registered`, count);
+    subscribers = await subscribe(`${registry.url}/v1/events/stream?event_types=agent.registered`, count);
     const rssBefore = rssKiB(registry.child.pid as number);
     const heapBefore = await heapMiB(registry.url);
     const starts = new Map<string, number>();
@@ -141,6 +170,7 @@ async function ward(count: number) {
     const { delays, missed } = deliveries(starts, await subscribers.stop(), count);
     return { delivery: timing(delays), writer: timing(latencies), writerAlone: timing(alone), missed, rssGrowthMiB: (rssAfter - rssBefore) / 1024 };
   } finally {
+    subscribers?.kill();
     await stop(registry.child);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -149,15 +179,17 @@ async function ward(count: number) {
 /** The same fan-out with nothing but node:http (bench/fanout-bare.ts): a POST writes one frame of `bytes` to every open response. */
 async function bare(count: number, bytes: number) {
   const server = await startChild(['bench/fanout-bare.ts'], { FRAME_BYTES: String(bytes) });
+  let subscribers: Awaited<ReturnType<typeof subscribe>> | undefined;
   try {
     const alone = await writeAll(server.url, new Map(), async () => '');
-    const subscribers = await subscribe(`${server.url}/stream`, count);
+    subscribers = await subscribe(`${server.url}/stream`, count);
     const starts = new Map<string, number>();
     const latencies = await writeAll(server.url, starts, async (body) => body.seq ?? '');
     await new Promise((resolve) => setTimeout(resolve, 300));
     const { delays } = deliveries(starts, await subscribers.stop(), count);
     return { delivery: timing(delays), writer: timing(latencies), writerAlone: timing(alone) };
   } finally {
+    subscribers?.kill();
     await stop(server.child);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * A small least-recently-used cache of what discovery and routing computed from committed data
- * (discovery answers; routing's records, choices, trust bundles and signatures). An entry is valid
+ * (discovery answers; routing's records, choices, trust bundles and signed answers). An entry is valid
  * while its generation holds — callers pass the registry's event sequence, which any committed change
  * on any instance moves, or a constant — and for at most `maxAgeMs`, which bounds how old the health
  * readings inside an entry can be.
@@ -23,7 +23,8 @@ export function createResponseCache<T>(options: { maxEntries: number; maxAgeMs: 
       // The Map's order is least recently used first. An entry moved to the newest end fewer than
       // maxEntries / 2 moves ago is far from the oldest, so it stays where it is: a busy key costs one
       // lookup, not a delete and an insert. Eviction is then least recently used to within half the
-      // bound: an entry read at least once per maxEntries / 2 insertions is never evicted.
+      // bound: an entry read at least once per maxEntries / 2 moves (insertions, and reads that move
+      // an entry) is never evicted.
       if (moves - entry.movedAt >= options.maxEntries / 2) {
         entries.delete(key);
         entry.movedAt = ++moves;

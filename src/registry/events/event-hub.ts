@@ -44,7 +44,14 @@ export async function openEventHub(storage: Storage, options: EventHubOptions): 
     });
   };
   const wakeAll = () => {
-    for (const wake of subscribers) wake();
+    for (const wake of subscribers) {
+      // On a timer's turn a throw would end the process; one reader's failure is reported instead.
+      try {
+        wake();
+      } catch (error) {
+        options.onError(error);
+      }
+    }
   };
   // The position moves at once (the discovery cache's generation must not serve what a commit
   // changed), but the streams are woken on the next turn of the event loop, once for every commit

@@ -47,7 +47,7 @@ for (const backend of BACKENDS) {
       await hub.close();
     });
 
-    test('streams are woken once per turn, after the commit\'s writers have their answers', async (t) => {
+    test('streams are woken on the turn after a commit, once its writers have their answers', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
       const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
