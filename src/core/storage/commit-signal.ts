@@ -1,6 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Backend, Storage } from './database.ts';
-import type { Database } from './schema.ts';
+import { sql, type RawBuilder } from 'kysely';
+import type { Storage } from './database.ts';
 import { callbacksPerStorage } from './storage-callbacks.ts';
 
 /**
@@ -33,10 +32,13 @@ export function signalEventsCommitted(storage: Storage, lastSeq: number): void {
  */
 export const COMMIT_CHANNEL_EXPRESSION = "'ward_events_' || md5(current_schema())";
 
-/** Queues the cross-instance wake-up; PostgreSQL sends it at commit. No-op on SQLite (one process). */
-export async function announceCommitInTransaction(tx: Kysely<Database>, backend: Backend, lastSeq: number): Promise<void> {
-  if (backend !== 'postgres') return;
-  await sql`select pg_notify(${sql.raw(COMMIT_CHANNEL_EXPRESSION)}, ${String(lastSeq)})`.execute(tx);
+/**
+ * The cross-instance wake-up as an SQL expression, for a write transaction on PostgreSQL to select:
+ * PostgreSQL queues it and sends it at commit (and never if the transaction rolls back). SQLite has
+ * no other instance to tell.
+ */
+export function commitNotification(lastSeq: number): RawBuilder<unknown> {
+  return sql`pg_notify(${sql.raw(COMMIT_CHANNEL_EXPRESSION)}, ${String(lastSeq)})`;
 }
 
 /** The channel this storage's writers notify on (PostgreSQL only). */

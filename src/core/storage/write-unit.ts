@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Storage } from './database.ts';
 import type { Database } from './schema.ts';
-import { announceCommitInTransaction, signalEventsCommitted } from './commit-signal.ts';
+import { commitNotification, signalEventsCommitted } from './commit-signal.ts';
 import { callbacksPerStorage } from './storage-callbacks.ts';
 import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
-import { appendLedgerLeaves } from './stores/ledger-store.ts';
+import { insertLedgerAppend, planLedgerAppend, type LedgerAppend } from './stores/ledger-store.ts';
 
 /**
  * One registry mutation: a transaction's worth of work plus the events it emits. Every write goes
@@ -115,10 +115,8 @@ async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
         }
       }
       if (committed.length > 0) {
-        await tx.updateTable('event_sequence').set({ last_seq: lastSeq }).where('id', '=', 1).execute();
         // The ledger leaves and the cross-instance wake-up commit (or roll back) with the changes.
-        await appendLedgerLeaves(tx, committed);
-        await announceCommitInTransaction(tx, storage.backend, lastSeq);
+        await closeBatch(tx, storage.backend, lastSeq, await planLedgerAppend(tx, committed));
       }
     });
   try {
@@ -159,6 +157,35 @@ async function commitThenFlush(storage: Storage, flushWal: () => Promise<void>, 
       await sql`PRAGMA synchronous = FULL`.execute(connection);
     }
   });
+}
+
+/**
+ * The batch's last writes: the new sequence position, the ledger's new leaves and subtrees, and (on
+ * PostgreSQL) the wake-up of other instances. On PostgreSQL they are one statement, whose
+ * data-modifying CTEs each run exactly once: three round trips fewer per batch, made while the batch
+ * holds the sequence lock. SQLite runs them as statements in the same transaction.
+ */
+async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], lastSeq: number, ledger: LedgerAppend | undefined): Promise<void> {
+  if (backend === 'sqlite') {
+    await tx.updateTable('event_sequence').set({ last_seq: lastSeq }).where('id', '=', 1).execute();
+    if (ledger) await insertLedgerAppend(tx, ledger);
+    return;
+  }
+  const leaves = ledger?.leaves ?? [];
+  const nodes = ledger?.nodes ?? [];
+  // Arrays bound as single parameters and unnested: one statement whatever the number of rows.
+  await sql`
+    with leaves as (
+      insert into ledger_leaves (leaf_index, seq, leaf_hash, entry)
+      select * from unnest(${leaves.map((l) => l.leaf_index)}::bigint[], ${leaves.map((l) => l.seq)}::bigint[],
+                           ${leaves.map((l) => l.leaf_hash)}::text[], ${leaves.map((l) => l.entry)}::text[])
+    ), nodes as (
+      insert into ledger_nodes (level, node_index, hash)
+      select * from unnest(${nodes.map((n) => n.level)}::integer[], ${nodes.map((n) => n.node_index)}::bigint[], ${nodes.map((n) => n.hash)}::text[])
+    ), sequence_moved as (
+      update event_sequence set last_seq = ${lastSeq} where id = 1
+    )
+    select ${commitNotification(lastSeq)}`.execute(tx);
 }
 
 async function lockSequence(tx: Kysely<Database>): Promise<number> {

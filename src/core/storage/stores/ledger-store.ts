@@ -18,14 +18,29 @@ export type LedgerLeaf = { leafIndex: number; seq: number; leafHash: string; ent
 /** Rows per insert statement: far below SQLite's bound-parameter limit. */
 const INSERT_CHUNK = 200;
 
+/** The rows an append adds: its leaves, and the perfect subtrees they complete. */
+export type LedgerAppend = {
+  leaves: Array<{ leaf_index: number; seq: number; leaf_hash: string; entry: string }>;
+  nodes: Array<{ level: number; node_index: number; hash: string }>;
+};
+
 /**
  * Appends the ledgered events of a write unit as leaves, with every perfect subtree they complete.
  * Must run inside the unit's transaction, which holds the `event_sequence` lock: appends are
  * serialised, so the tree size read here cannot change underneath.
  */
 export async function appendLedgerLeaves(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
+  const append = await planLedgerAppend(tx, events);
+  if (append) await insertLedgerAppend(tx, append);
+}
+
+/**
+ * The rows that append the ledgered events among `events` (undefined when there are none), computed
+ * from the stored tree's size and peaks. Under the `event_sequence` lock, as {@link appendLedgerLeaves}.
+ */
+export async function planLedgerAppend(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<LedgerAppend | undefined> {
   const ledgered = events.filter((event) => isLedgerEventType(event.type));
-  if (ledgered.length === 0) return;
+  if (ledgered.length === 0) return undefined;
   const treeSize = await ledgerTreeSize(tx);
   const peakRefs = peaksOf(treeSize);
   const stored = await readLedgerNodes(tx, peakRefs);
@@ -35,19 +50,24 @@ export async function appendLedgerLeaves(tx: Kysely<Database>, events: readonly 
   const entries = ledgered.map((event) => encodeLedgerEntry(event));
   const leafHashes = entries.map((entry) => hashLeaf(new TextEncoder().encode(entry)));
   const { created } = appendLeaves(peaks, treeSize, leafHashes);
+  return {
+    leaves: ledgered.map((event, i) => ({
+      leaf_index: treeSize + i,
+      seq: event.seq,
+      leaf_hash: toHex(leafHashes[i] as Uint8Array),
+      entry: entries[i] as string,
+    })),
+    nodes: created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })),
+  };
+}
 
-  const leafRows = ledgered.map((event, i) => ({
-    leaf_index: treeSize + i,
-    seq: event.seq,
-    leaf_hash: toHex(leafHashes[i] as Uint8Array),
-    entry: entries[i] as string,
-  }));
-  for (let i = 0; i < leafRows.length; i += INSERT_CHUNK) {
-    await tx.insertInto('ledger_leaves').values(leafRows.slice(i, i + INSERT_CHUNK)).execute();
+/** Inserts an append's rows, a chunk of rows per statement. */
+export async function insertLedgerAppend(tx: Kysely<Database>, append: LedgerAppend): Promise<void> {
+  for (let i = 0; i < append.leaves.length; i += INSERT_CHUNK) {
+    await tx.insertInto('ledger_leaves').values(append.leaves.slice(i, i + INSERT_CHUNK)).execute();
   }
-  const nodeRows = created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) }));
-  for (let i = 0; i < nodeRows.length; i += INSERT_CHUNK) {
-    await tx.insertInto('ledger_nodes').values(nodeRows.slice(i, i + INSERT_CHUNK)).execute();
+  for (let i = 0; i < append.nodes.length; i += INSERT_CHUNK) {
+    await tx.insertInto('ledger_nodes').values(append.nodes.slice(i, i + INSERT_CHUNK)).execute();
   }
 }
 
