@@ -71,6 +71,23 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('a wake still pending when the hub closes is dropped', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
+      let wakes = 0;
+      hub.subscribe(() => (wakes += 1));
+      await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
+      // On PostgreSQL the instance's own notification may already have been handled while the write
+      // waited on I/O; on SQLite the only wake is the one pending now.
+      const before = wakes;
+      await hub.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      await sleep(20);
+      assert.equal(wakes, before, 'nothing woken after close');
+      if (backend === 'sqlite') assert.equal(wakes, 0);
+    });
+
     test('a change that signals nothing is seen at the next re-read', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
