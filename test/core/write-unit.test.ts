@@ -9,7 +9,9 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { onEventsCommitted } from '../../src/core/storage/commit-signal.ts';
 import { listEvents } from '../../src/core/storage/stores/event-store.ts';
-import { ledgerTreeSize } from '../../src/core/storage/stores/ledger-store.ts';
+import { ledgerTreeSize, listLedgerLeaves } from '../../src/core/storage/stores/ledger-store.ts';
+import { hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
+import { encodeLedgerEntry } from '../../src/core/ledger-entry.ts';
 import { runWrite } from '../../src/core/storage/write-unit.ts';
 import { migrateToLatest } from '../../src/core/storage/migrator.ts';
 import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
@@ -56,6 +58,25 @@ for (const backend of BACKENDS) {
       // PostgreSQL starts the first unit at once, and the others queue behind it; SQLite waits one turn
       // of the event loop first (write-unit.ts), so all seven arrived in time to share one commit.
       assert.deepEqual(wakes, backend === 'sqlite' ? [6] : [1, 6], 'one wake-up per commit');
+    });
+
+    test('ledger entries with quotes, backslashes, commas, braces and non-ASCII text are stored as the text that was hashed', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      const subjects = ['k"1', 'k\\2', 'k,3', '{k4}', 'ké 5 ✓', 'NULL', ''];
+      // Together, so that on PostgreSQL they reach the batch's one statement as arrays of several rows.
+      await Promise.all(subjects.map((subject) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }))));
+      const events = await listEvents(storage.db, { afterSeq: 0, limit: 100 });
+      const leaves = await listLedgerLeaves(storage.db, 0, 100);
+      assert.equal(leaves.length, subjects.length);
+      for (const [i, leaf] of leaves.entries()) {
+        const event = events[i] as (typeof events)[number];
+        assert.equal(leaf.seq, event.seq);
+        assert.equal(leaf.entry, encodeLedgerEntry(event));
+        assert.equal(leaf.leafHash, toHex(hashLeaf(new TextEncoder().encode(leaf.entry))));
+      }
+      assert.deepEqual(events.map((event) => event.subject).sort(), [...subjects].sort());
     });
 
     test('a unit alone that fails rolls back its transaction, as it always did; the next runs', async (t) => {

@@ -162,8 +162,8 @@ async function commitThenFlush(storage: Storage, flushWal: () => Promise<void>, 
 /**
  * The batch's last writes: the new sequence position, the ledger's new leaves and subtrees, and (on
  * PostgreSQL) the wake-up of other instances. On PostgreSQL they are one statement, whose
- * data-modifying CTEs each run exactly once: three round trips fewer per batch, made while the batch
- * holds the sequence lock. SQLite runs them as statements in the same transaction.
+ * data-modifying CTEs each run exactly once: up to three round trips fewer per batch, made while the
+ * batch holds the sequence lock. SQLite runs them as statements in the same transaction.
  */
 async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], lastSeq: number, ledger: LedgerAppend | undefined): Promise<void> {
   if (backend === 'sqlite') {

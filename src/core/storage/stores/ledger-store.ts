@@ -25,9 +25,10 @@ export type LedgerAppend = {
 };
 
 /**
- * Appends the ledgered events of a write unit as leaves, with every perfect subtree they complete.
- * Must run inside the unit's transaction, which holds the `event_sequence` lock: appends are
- * serialised, so the tree size read here cannot change underneath.
+ * Appends the ledgered events among `events` as leaves, with every perfect subtree they complete (the
+ * migration that created the ledger appends the history this way; write units plan the append and
+ * write it with the rest of their batch, write-unit.ts). Must run where no other append can: inside a
+ * transaction that holds the `event_sequence` lock, or in a migration.
  */
 export async function appendLedgerLeaves(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
   const append = await planLedgerAppend(tx, events);
