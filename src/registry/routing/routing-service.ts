@@ -66,8 +66,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
   const now = () => deps.clock.now().getTime();
   const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now });
 
-  async function bundleFor(record: AgentRecord, ctx: CallContext): Promise<SignedTrustBundle> {
-    const chain = deps.trustChain();
+  async function bundleFor(record: AgentRecord, chain: ReturnType<RoutingServiceDeps['trustChain']>, ctx: CallContext): Promise<SignedTrustBundle> {
     const key = [record.agent_id, record.version, deps.signer.kid, chain.delegationChain.join(' ')].join('|');
     const cached = bundles.get(key, 0);
     if (cached) return cached;
@@ -134,13 +133,14 @@ export function createRoutingService(deps: RoutingServiceDeps) {
   }
 
   /**
-   * Everything an answer is made from besides its record (named by id and version), its bundle
-   * (compared as the object bundleFor keeps) and the registry's own id: the endpoint order and each
-   * endpoint's health, whether PHI is allowed, the key and the delegation chain.
+   * Everything an answer is made from besides its record (named by id and version), its bundle and
+   * the registry's own id: the endpoint order and each endpoint's health, and whether PHI is allowed.
+   * The signing key and the delegation chain are not in it: they key the bundle (bundleFor), and a
+   * kept answer is served only with the very bundle object it was made with.
    */
-  function adviceKey(record: AgentRecord, ordered: readonly EndpointVerdict[], phiAllowed: boolean, delegationChain: readonly string[]): string {
+  function adviceKey(record: AgentRecord, ordered: readonly EndpointVerdict[], phiAllowed: boolean): string {
     const order = ordered.map((v) => `${v.index}${v.health}`).join(',');
-    return `${record.agent_id}|${record.version}|${order}|${phiAllowed}|${deps.signResponses ? deps.signer.kid : ''}|${delegationChain.join(' ')}`;
+    return `${record.agent_id}|${record.version}|${order}|${phiAllowed}`;
   }
 
   /** The advice as the JSON bytes to send: serialised once, signed over those bytes, the signature appended. */
@@ -150,8 +150,8 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     const purpose = request.purpose?.purpose_of_use;
     // PHI only with an explicit yes from the agent and a purpose it accepts (contract §4).
     const phiAllowed = tags.phi_allowed === true && purpose !== undefined && acceptsPurpose(record, purpose);
-    const bundle = await bundleFor(record, ctx);
-    const key = adviceKey(record, ordered, phiAllowed, chain.delegationChain);
+    const bundle = await bundleFor(record, chain, ctx);
+    const key = adviceKey(record, ordered, phiAllowed);
     const kept = answers.get(key, 0);
     if (kept?.bundle === bundle) return kept.bytes;
     const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
