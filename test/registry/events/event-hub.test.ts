@@ -5,7 +5,7 @@
  * signals nothing (another process writing the file, a lost notification) at the next re-read.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStorage } from '../../../src/core/storage/database.ts';
 import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
@@ -47,45 +47,47 @@ for (const backend of BACKENDS) {
       await hub.close();
     });
 
-    test('streams are woken on the turn after a commit, once its writers have their answers', async (t) => {
+    /** A migrated storage and its hub, with one stream reader that counts its wake-ups. */
+    async function countingHub(t: TestContext) {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
       const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
-      let wakes = 0;
-      hub.subscribe(() => (wakes += 1));
-      const write = (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
+      const counted = { hub, wakes: 0, write: (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} })) };
+      hub.subscribe(() => (counted.wakes += 1));
+      return counted;
+    }
+
+    test('streams are woken on the turn after a commit, once its writers have their answers', async (t) => {
+      const counted = await countingHub(t);
+      const { hub } = counted;
       try {
-        await write('k1');
+        await counted.write('k1');
         assert.equal(hub.committedSeq(), 1, 'the position is known when the writer is answered');
         // The writer's continuation runs in the commit's turn: its answer is written before any frame.
         // (On PostgreSQL this instance's own notification may arrive before its COMMIT's reply and
         // wake the streams first; the in-process path is what decides on SQLite.)
         if (backend === 'sqlite') {
-          assert.equal(wakes, 0, 'not woken before the writer was answered');
+          assert.equal(counted.wakes, 0, 'not woken before the writer was answered');
           await new Promise((resolve) => setImmediate(resolve));
-          assert.equal(wakes, 1, 'woken on the next turn');
+          assert.equal(counted.wakes, 1, 'woken on the next turn');
         }
-        await until(() => wakes >= 1, 'the wake');
+        await until(() => counted.wakes >= 1, 'the wake');
       } finally {
         await hub.close();
       }
     });
 
     test('a wake still pending when the hub closes is dropped', async (t) => {
-      const storage = await openTestStorage(t, backend);
-      await migrateToLatest(storage);
-      const hub = await openEventHub(storage, { postgres: pgTarget(storage.env), onError: (error) => assert.fail(String(error)), refreshMs: 60_000 });
-      let wakes = 0;
-      hub.subscribe(() => (wakes += 1));
-      await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} }));
+      const counted = await countingHub(t);
+      await counted.write('k1');
       // On PostgreSQL the instance's own notification may already have been handled while the write
       // waited on I/O; on SQLite the only wake is the one pending now.
-      const before = wakes;
-      await hub.close();
+      const before = counted.wakes;
+      await counted.hub.close();
       await new Promise((resolve) => setImmediate(resolve));
       await sleep(20);
-      assert.equal(wakes, before, 'nothing woken after close');
-      if (backend === 'sqlite') assert.equal(wakes, 0);
+      assert.equal(counted.wakes, before, 'nothing woken after close');
+      if (backend === 'sqlite') assert.equal(counted.wakes, 0);
     });
 
     test('a change that signals nothing is seen at the next re-read', async (t) => {
