@@ -3,7 +3,7 @@
 // 201 with a body of the same size. Rounds interleave Ward and the baseline; the figures are the
 // median of the rounds. Request logging is off on both sides (log level warn). `--quick` runs seconds
 // on small settings so CI keeps the bench from rotting; it asserts nothing about speed. `--json`
-// prints the rows as JSON too.
+// prints the rows as JSON too; BENCH_BACKENDS=sqlite or =postgres measures one back-end.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -86,8 +86,12 @@ async function scenario(backend: 'sqlite' | 'postgres'): Promise<Row> {
   }
 }
 
+// BENCH_BACKENDS=postgres (or sqlite) measures one back-end only.
+const backends = (PG_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((backend) =>
+  (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',').includes(backend),
+);
 const rows: Row[] = [];
-for (const backend of PG_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) rows.push(await scenario(backend));
+for (const backend of backends) rows.push(await scenario(backend));
 
 console.log(`\nRegistration: ${CONNECTIONS} connections, ${DURATION_S} s × ${ROUNDS} interleaved rounds (median), load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
 console.log('| backend | Ward req/s | p50 ms | p99 ms | bare 201 req/s | bare p99 ms | ratio | errors |');

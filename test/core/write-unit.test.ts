@@ -5,14 +5,17 @@
  * its commit.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { onEventsCommitted } from '../../src/core/storage/commit-signal.ts';
 import { listEvents } from '../../src/core/storage/stores/event-store.ts';
-import { ledgerTreeSize, listLedgerLeaves } from '../../src/core/storage/stores/ledger-store.ts';
-import { hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
+import { ledgerTreeSize, listLedgerLeaves, readLedgerTree } from '../../src/core/storage/stores/ledger-store.ts';
+import { appendLeaves, hashFromHex, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
 import { encodeLedgerEntry } from '../../src/core/ledger-entry.ts';
 import { runWrite } from '../../src/core/storage/write-unit.ts';
+import { findIdempotencyRecord, insertClaim } from '../../src/core/storage/stores/idempotency-store.ts';
+import { openStorage, type Storage } from '../../src/core/storage/database.ts';
 import { migrateToLatest } from '../../src/core/storage/migrator.ts';
 import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
 
@@ -25,14 +28,18 @@ for (const backend of BACKENDS) {
       const stop = onEventsCommitted(storage, (seq) => wakes.push(seq));
       t.after(stop);
       const at = new Date().toISOString();
-      // The first unit holds the transaction open until the others have queued behind it.
+      // The first unit holds its transaction open until the others have queued behind it.
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
       const first = runWrite(storage, async (unit) => {
         unit.emit({ type: 'api_key.created', subject: 'k0', occurred_at: at, data: { n: 0 } });
+        started();
         await held;
         return 0;
       });
+      await running;
       const rest = Array.from({ length: 6 }, (_, i) =>
         runWrite(storage, async (unit) => {
           await unit.tx.insertInto('registry_secrets').values({ name: `secret-${i + 1}`, value: 'v', created_at: at }).execute();
@@ -55,9 +62,9 @@ for (const backend of BACKENDS) {
       const secrets = await storage.db.selectFrom('registry_secrets').select('name').where('name', 'like', 'secret-%').orderBy('name').execute();
       assert.deepEqual(secrets.map((row) => row.name), ['secret-1', 'secret-2', 'secret-4', 'secret-5', 'secret-6'], 'unit 3 left nothing behind');
       assert.equal(await ledgerTreeSize(storage.db), 6);
-      // PostgreSQL starts the first unit at once, and the others queue behind it; SQLite waits one turn
-      // of the event loop first (write-unit.ts), so all seven arrived in time to share one commit.
-      assert.deepEqual(wakes, backend === 'sqlite' ? [6] : [1, 6], 'one wake-up per commit');
+      // The first unit's batch had begun when the others arrived: they share the next commit (on
+      // PostgreSQL, a transaction opened while the first one committed).
+      assert.deepEqual(wakes, [1, 6], 'one wake-up per commit');
     });
 
     test('ledger entries with quotes, backslashes, commas, braces and non-ASCII text are stored as the text that was hashed', async (t) => {
@@ -94,6 +101,78 @@ for (const backend of BACKENDS) {
       assert.equal((await storage.db.selectFrom('registry_secrets').select('name').where('name', '=', 'alone').execute()).length, 0);
       const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }));
       assert.deepEqual(events.map((event) => event.seq), [1]);
+    });
+
+    test("the answers units keep for idempotent requests are stored with their batch; a failing unit's is not", async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      for (const n of [1, 2, 3]) {
+        await insertClaim(storage.db, { scope_key: `key-${n}`, request_hash: 'h', locked_until: at, expires_at: at, created_at: at });
+      }
+      // Together in one batch; the second fails after keeping its answer.
+      const outcomes = await Promise.allSettled(
+        [1, 2, 3].map((n) =>
+          runWrite(storage, async (unit) => {
+            unit.completeClaim({ scope_key: `key-${n}`, status_code: 201, headers: { etag: `"${n}"` }, body: JSON.stringify({ n, text: 'ké "q"' }) });
+            if (n === 2) throw new Error('unit 2 fails');
+            return n;
+          }),
+        ),
+      );
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+      const records = await Promise.all([1, 2, 3].map((n) => findIdempotencyRecord(storage.db, `key-${n}`)));
+      assert.deepEqual(
+        records.map((record) => [record?.state, record?.status_code, record?.response_headers, record?.response_body]),
+        [
+          ['completed', 201, { etag: '"1"' }, JSON.stringify({ n: 1, text: 'ké "q"' })],
+          ['in_progress', null, null, null],
+          ['completed', 201, { etag: '"3"' }, JSON.stringify({ n: 3, text: 'ké "q"' })],
+        ],
+      );
+    });
+
+    test('a batch whose closing write fails refuses all its units and stores none of their events', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      // A stray row holding the number the batch's second event will get: the close's insert of the
+      // events collides with it, after every unit has run.
+      await storage.db.insertInto('events').values({ seq: 2, type: 'stray', occurred_at: at, subject: 's', data: '{}' }).execute();
+      const outcomes = await Promise.allSettled(
+        [1, 2].map((n) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: `k${n}`, occurred_at: at, data: {} }))),
+      );
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), ['rejected', 'rejected']);
+      assert.deepEqual((await listEvents(storage.db, { afterSeq: 0, limit: 10 })).map((event) => event.type), ['stray']);
+      assert.equal(await ledgerTreeSize(storage.db), 0);
+      await storage.db.deleteFrom('events').execute();
+      const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} }));
+      assert.deepEqual(events.map((event) => event.seq), [1]);
+      assert.deepEqual((await listLedgerLeaves(storage.db, 0, 10)).map((leaf) => [leaf.leafIndex, leaf.seq]), [[0, 1]]);
+    });
+
+    test('a writer that kept the ledger tree reads it again after another instance has written', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      // A second instance on the same database, with a write queue and a kept tree of its own.
+      const other = await openStorage(
+        backend === 'sqlite'
+          ? { backend: 'sqlite', path: join(storage.env.REGISTRY_DATA_DIR as string, 'registry.sqlite') }
+          : { backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string },
+      );
+      t.after(() => other.close());
+      const at = new Date().toISOString();
+      const write = (on: Storage, subject: string) => runWrite(on, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
+      await write(storage, 'a1');
+      await write(other, 'b1');
+      await write(other, 'b2');
+      await write(storage, 'a2');
+      await write(storage, 'a3');
+      const leaves = await listLedgerLeaves(storage.db, 0, 10);
+      assert.deepEqual(leaves.map((leaf) => [leaf.leafIndex, leaf.seq]), [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]]);
+      // The stored peaks are those of a tree built from the stored leaves in one go.
+      const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
+      assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
     });
   });
   if (backend === 'sqlite') {

@@ -1,10 +1,11 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Storage } from './database.ts';
 import type { Database } from './schema.ts';
 import { commitNotification, signalEventsCommitted } from './commit-signal.ts';
 import { callbacksPerStorage } from './storage-callbacks.ts';
-import { insertEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
-import { insertLedgerAppend, planLedgerAppend, type LedgerAppend } from './stores/ledger-store.ts';
+import { eventRows, insertEvents, numberEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
+import { completeClaims, type ClaimCompletion } from './stores/idempotency-store.ts';
+import { insertLedgerAppend, planLedgerAppend, type LedgerAppend, type LedgerTree } from './stores/ledger-store.ts';
 
 /**
  * One registry mutation: a transaction's worth of work plus the events it emits. Every write goes
@@ -24,12 +25,27 @@ import { insertLedgerAppend, planLedgerAppend, type LedgerAppend } from './store
  * append and one durable commit (one fsync on SQLite) for all of them. No caller is answered before
  * the commit that holds its work has returned, so an acknowledged write survives a crash exactly as
  * before. A unit alone in its transaction runs without a savepoint, as it always did.
+ *
+ * **What a batch sends.** The units' own statements, and then one closing write for the whole batch:
+ * every unit's events (numbered as the units ran, inserted only at the close), the ledger's new leaves
+ * and subtrees, the sequence's new position and (PostgreSQL) the wake-up of other instances. On
+ * PostgreSQL, where each statement is a round trip made while the batch holds the lock, that closing
+ * write is one statement, and the next batch's transaction begins and queues on the lock inside
+ * PostgreSQL while this one commits, so it runs the moment the lock is free instead of a round trip
+ * later. The ledger's tree is read only when this process did not write the batch before: the tree a
+ * batch makes is kept, and used again when the sequence position read under the lock shows that
+ * nothing was written since.
  */
 export type WriteUnit = {
   readonly tx: Kysely<Database>;
   emit(event: NewEvent): void;
   /** Runs `step` in this transaction once the emitted events have their sequence numbers. */
   afterEvents(step: (events: readonly StoredEvent[]) => Promise<void>): void;
+  /**
+   * Keeps an idempotent request's answer with this unit's change: written by the batch's closing
+   * write, in the same transaction, and dropped with the unit if it fails.
+   */
+  completeClaim(completion: ClaimCompletion): void;
 };
 
 /** Units joined in one transaction at most (their results wait for the commit). */
@@ -69,72 +85,166 @@ export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => P
     // queue behind it and every unit committed alone, one fsync each. Starting on the next turn of
     // the event loop lets the requests that arrived together reach this queue first and share one
     // commit. PostgreSQL's transactions wait on the network, so units queue there on their own.
-    if (storage.backend === 'sqlite') setImmediate(() => void drain(storage, joined));
-    else void drain(storage, joined);
+    if (storage.backend === 'sqlite') setImmediate(() => void drainSqlite(storage, joined));
+    else void drainPostgres(storage, joined);
   }
   return outcome as Promise<{ result: T; events: StoredEvent[] }>;
 }
 
+/** What a batch's units did: an outcome per unit, and the sequence position and ledger tree after them. */
+type BatchResult = { outcomes: Outcome[]; lastSeq: number; tree: LedgerTree | undefined };
+
+/** The tree the last batch of this process left, and the sequence position it committed at. */
+const keptTrees = new WeakMap<Storage, { seq: number; tree: LedgerTree }>();
+
 /** Runs the waiting units, a transaction at a time, until none wait. */
-async function drain(storage: Storage, queue: Queue): Promise<void> {
+async function drainSqlite(storage: Storage, queue: Queue): Promise<void> {
   try {
-    while (queue.waiting.length > 0) await commitTogether(storage, queue.waiting.splice(0, MAX_UNITS_PER_COMMIT));
+    while (queue.waiting.length > 0) {
+      const jobs = queue.waiting.splice(0, MAX_UNITS_PER_COMMIT);
+      const began = performance.now();
+      let batch: BatchResult | undefined;
+      const transact = (db: Kysely<Database>) =>
+        db.transaction().execute(async (tx) => {
+          batch = await runBatch(storage, tx, await lockSequence(tx), jobs);
+        });
+      try {
+        if (storage.flushWal) await commitThenFlush(storage, storage.flushWal, transact);
+        else await transact(storage.db);
+      } catch (error) {
+        failBatch(storage, jobs, error);
+        continue;
+      }
+      settleBatch(storage, jobs, batch as BatchResult, began);
+    }
   } finally {
     queue.running = false;
   }
 }
 
-async function commitTogether(storage: Storage, jobs: Job[]): Promise<void> {
-  const alone = jobs.length === 1;
-  const outcomes: Outcome[] = [];
-  const began = performance.now();
-  const transact = (db: Kysely<Database>) =>
-    db.transaction().execute(async (tx) => {
-      const firstSeq = await lockSequence(tx);
-      let lastSeq = firstSeq;
-      const committed: StoredEvent[] = [];
-      for (const job of jobs) {
-        if (!alone) await sql`savepoint write_unit`.execute(tx);
+/**
+ * As {@link drainSqlite}, with controlled transactions: when units are waiting as a batch commits,
+ * the next batch's transaction is opened before the commit is sent, and its lock statement waits in
+ * PostgreSQL. Its units are the ones waiting once it holds the lock, so units that arrive during
+ * the commit still join it.
+ */
+async function drainPostgres(storage: Storage, queue: Queue): Promise<void> {
+  let next: Promise<Opened> | undefined = openLocked(storage.db);
+  try {
+    while (next) {
+      const opened = await next;
+      next = undefined;
+      const jobs = queue.waiting.splice(0, MAX_UNITS_PER_COMMIT);
+      const began = performance.now();
+      if ('error' in opened) {
+        failBatch(storage, jobs, opened.error);
+      } else {
+        let batch: BatchResult | undefined;
         try {
-          const pending: NewEvent[] = [];
-          const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
-          const result = await job.work({ tx, emit: (event) => pending.push(event), afterEvents: (step) => afterSteps.push(step) });
-          const events = await insertEvents(tx, lastSeq, pending);
-          for (const step of afterSteps) await step(events);
-          // Not released: each unit's savepoint is a new one of the same name, which the next unit's
-          // ROLLBACK TO would never reach, and COMMIT releases them all. On PostgreSQL that is a round
-          // trip fewer per unit inside the batch's lock.
-          lastSeq += events.length;
-          committed.push(...events);
-          outcomes.push({ ok: true, result, events });
+          batch = await runBatch(storage, opened.tx, opened.firstSeq, jobs);
         } catch (error) {
-          // Alone, the whole transaction rolls back, as a unit always did; together, only this unit.
-          if (alone) throw error;
-          await sql`rollback to savepoint write_unit`.execute(tx);
-          outcomes.push({ ok: false, error });
+          await opened.tx.rollback().execute().catch(() => undefined);
+          failBatch(storage, jobs, error);
+        }
+        if (batch) {
+          if (queue.waiting.length > 0) next = openLocked(storage.db);
+          try {
+            await opened.tx.commit().execute();
+            settleBatch(storage, jobs, batch, began);
+          } catch (error) {
+            failBatch(storage, jobs, error);
+          }
         }
       }
-      if (committed.length > 0) {
-        // The ledger leaves and the cross-instance wake-up commit (or roll back) with the changes.
-        await closeBatch(tx, storage.backend, lastSeq, await planLedgerAppend(tx, committed));
-      }
-    });
-  try {
-    if (storage.flushWal) await commitThenFlush(storage, storage.flushWal, transact);
-    else await transact(storage.db);
-  } catch (error) {
-    // Nothing of this transaction committed, or (SQLite) it committed but its WAL sync failed, so it
-    // is not known to be durable: every unit in it fails with the error (a unit alone with its own
-    // error; units together with the commit's or the sync's), and no caller is told it succeeded.
-    for (const job of jobs) job.reject(error);
-    return;
+      if (!next && queue.waiting.length > 0) next = openLocked(storage.db);
+    }
+  } finally {
+    queue.running = false;
   }
-  const seconds = (performance.now() - began) / 1000;
-  observers.call(storage, jobs.length, seconds);
-  const last = outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
+}
+
+/** A transaction that holds the sequence lock, or why none could be opened (never a rejection). */
+type Opened = { tx: ControlledTransaction<Database>; firstSeq: number } | { error: unknown };
+
+async function openLocked(db: Kysely<Database>): Promise<Opened> {
+  let tx: ControlledTransaction<Database> | undefined;
+  try {
+    tx = await db.startTransaction().execute();
+    return { tx, firstSeq: await lockSequence(tx) };
+  } catch (error) {
+    await tx?.rollback().execute().catch(() => undefined);
+    return { error };
+  }
+}
+
+/**
+ * Runs `jobs` in `tx`, which holds the sequence lock at `firstSeq`, and writes the batch's close.
+ * Throws when the batch cannot commit: a unit alone failed, or the close failed.
+ */
+async function runBatch(storage: Storage, tx: Kysely<Database>, firstSeq: number, jobs: Job[]): Promise<BatchResult> {
+  const alone = jobs.length === 1;
+  const outcomes: Outcome[] = [];
+  let lastSeq = firstSeq;
+  const committed: StoredEvent[] = [];
+  const completions: ClaimCompletion[] = [];
+  for (const job of jobs) {
+    if (!alone) await sql`savepoint write_unit`.execute(tx);
+    try {
+      const pending: NewEvent[] = [];
+      const afterSteps: ((events: readonly StoredEvent[]) => Promise<void>)[] = [];
+      const unitCompletions: ClaimCompletion[] = [];
+      const result = await job.work({
+        tx,
+        emit: (event) => pending.push(event),
+        afterEvents: (step) => afterSteps.push(step),
+        completeClaim: (completion) => unitCompletions.push(completion),
+      });
+      const events = numberEvents(lastSeq, pending);
+      for (const step of afterSteps) await step(events);
+      // Not released: each unit's savepoint is a new one of the same name, which the next unit's
+      // ROLLBACK TO would never reach, and COMMIT releases them all. On PostgreSQL that is a round
+      // trip fewer per unit inside the batch's lock.
+      lastSeq += events.length;
+      committed.push(...events);
+      completions.push(...unitCompletions);
+      outcomes.push({ ok: true, result, events });
+    } catch (error) {
+      // Alone, the whole transaction rolls back, as a unit always did; together, only this unit.
+      if (alone) throw error;
+      await sql`rollback to savepoint write_unit`.execute(tx);
+      outcomes.push({ ok: false, error });
+    }
+  }
+  const kept = keptTrees.get(storage);
+  let tree = kept?.seq === firstSeq ? kept.tree : undefined;
+  if (committed.length > 0 || completions.length > 0) {
+    // The events, the ledger leaves, the kept answers and the cross-instance wake-up commit (or roll
+    // back) with the changes.
+    const planned = await planLedgerAppend(tx, committed, tree);
+    tree = planned.tree;
+    await closeBatch(tx, storage.backend, { lastSeq, events: committed, ledger: planned.append, completions });
+  }
+  return { outcomes, lastSeq, tree };
+}
+
+/** Nothing of the batch committed, or it is not known to be durable: every unit fails. */
+function failBatch(storage: Storage, jobs: Job[], error: unknown): void {
+  // The tree this process kept may be ahead of (or behind) what is stored now: read it again.
+  keptTrees.delete(storage);
+  // A unit alone fails with its own error; units together with the commit's or the sync's. No caller
+  // is told it succeeded.
+  for (const job of jobs) job.reject(error);
+}
+
+/** The batch committed (and on SQLite its WAL is synced): its callers are answered and readers woken. */
+function settleBatch(storage: Storage, jobs: Job[], batch: BatchResult, began: number): void {
+  if (batch.tree) keptTrees.set(storage, { seq: batch.lastSeq, tree: batch.tree });
+  else keptTrees.delete(storage);
+  observers.call(storage, jobs.length, (performance.now() - began) / 1000);
+  const last = batch.outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
   if (last) signalEventsCommitted(storage, last.seq);
   jobs.forEach((job, index) => {
-    const outcome = outcomes[index] as Outcome;
+    const outcome = batch.outcomes[index] as Outcome;
     if (outcome.ok) job.resolve({ result: outcome.result, events: outcome.events });
     else job.reject(outcome.error);
   });
@@ -159,33 +269,53 @@ async function commitThenFlush(storage: Storage, flushWal: () => Promise<void>, 
   });
 }
 
+/** What a batch's closing write stores. */
+type BatchClose = { lastSeq: number; events: readonly StoredEvent[]; ledger: LedgerAppend | undefined; completions: readonly ClaimCompletion[] };
+
 /**
- * The batch's last writes: the new sequence position, the ledger's new leaves and subtrees, and (on
- * PostgreSQL) the wake-up of other instances. On PostgreSQL they are one statement, whose
- * data-modifying CTEs each run exactly once: up to three round trips fewer per batch, made while the
- * batch holds the sequence lock. SQLite runs them as statements in the same transaction.
+ * The batch's last writes: its events, the new sequence position, the ledger's new leaves and
+ * subtrees, the answers of its idempotent requests and (on PostgreSQL, when there are events) the
+ * wake-up of other instances. On PostgreSQL they are one statement, whose data-modifying CTEs each run
+ * exactly once: one round trip, made while the batch holds the sequence lock, whatever the number of
+ * units and events. SQLite runs them as statements in the same transaction.
  */
-async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], lastSeq: number, ledger: LedgerAppend | undefined): Promise<void> {
+async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], close: BatchClose): Promise<void> {
+  const { lastSeq, events, ledger, completions } = close;
   if (backend === 'sqlite') {
+    await insertEvents(tx, events);
     await tx.updateTable('event_sequence').set({ last_seq: lastSeq }).where('id', '=', 1).execute();
     if (ledger) await insertLedgerAppend(tx, ledger);
+    await completeClaims(tx, completions);
     return;
   }
+  const rows = eventRows(events);
   const leaves = ledger?.leaves ?? [];
   const nodes = ledger?.nodes ?? [];
   // Arrays bound as single parameters and unnested: one statement whatever the number of rows.
   await sql`
-    with leaves as (
+    with events as (
+      insert into events (seq, type, occurred_at, subject, data)
+      select * from unnest(${rows.map((e) => e.seq)}::bigint[], ${rows.map((e) => e.type)}::text[],
+                           ${rows.map((e) => e.occurred_at)}::text[], ${rows.map((e) => e.subject)}::text[],
+                           ${rows.map((e) => e.data)}::text[])
+    ), leaves as (
       insert into ledger_leaves (leaf_index, seq, leaf_hash, entry)
       select * from unnest(${leaves.map((l) => l.leaf_index)}::bigint[], ${leaves.map((l) => l.seq)}::bigint[],
                            ${leaves.map((l) => l.leaf_hash)}::text[], ${leaves.map((l) => l.entry)}::text[])
     ), nodes as (
       insert into ledger_nodes (level, node_index, hash)
       select * from unnest(${nodes.map((n) => n.level)}::integer[], ${nodes.map((n) => n.node_index)}::bigint[], ${nodes.map((n) => n.hash)}::text[])
+    ), answers as (
+      update idempotency_keys k
+      set state = 'completed', status_code = a.status_code, response_headers = a.headers, response_body = a.body
+      from unnest(${completions.map((c) => c.scope_key)}::text[], ${completions.map((c) => c.status_code)}::integer[],
+                  ${completions.map((c) => JSON.stringify(c.headers))}::text[], ${completions.map((c) => c.body)}::text[])
+           as a(scope_key, status_code, headers, body)
+      where k.scope_key = a.scope_key
     ), sequence_moved as (
       update event_sequence set last_seq = ${lastSeq} where id = 1
     )
-    select ${commitNotification(lastSeq)}`.execute(tx);
+    select ${events.length > 0 ? commitNotification(lastSeq) : sql`null`}`.execute(tx);
 }
 
 async function lockSequence(tx: Kysely<Database>): Promise<number> {

@@ -4,7 +4,6 @@ import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import {
-  completeClaim,
   findIdempotencyRecord,
   insertClaim,
   releaseClaim,
@@ -90,7 +89,8 @@ export async function executeIdempotent(
     await precheck?.();
     const { result } = await runWrite(deps.storage, async (unit) => {
       const response = await work(unit);
-      await completeClaim(unit.tx, scopeKey, {
+      unit.completeClaim({
+        scope_key: scopeKey,
         status_code: response.status,
         headers: response.headers,
         body: JSON.stringify(response.replayBody ?? response.body),

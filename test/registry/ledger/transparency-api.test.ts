@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { hashFromHex, hashLeaf, merkleRoot, toHex } from '../../../src/core/crypto/merkle.ts';
 import { encodeLedgerEntry, isLedgerEventType, ledgerData } from '../../../src/core/ledger-entry.ts';
-import { insertEvents, listEvents } from '../../../src/core/storage/stores/event-store.ts';
+import { insertEvents, listEvents, numberEvents } from '../../../src/core/storage/stores/event-store.ts';
 import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
 import { MIGRATIONS } from '../../../src/core/storage/migrations/index.ts';
 import { runWrite } from '../../../src/core/storage/write-unit.ts';
@@ -190,7 +190,7 @@ for (const backend of BACKENDS) {
       const at = new Date().toISOString();
       await storage.db.transaction().execute(async (tx) => {
         const events = [1, 2, 3].map((n) => ({ type: 'agent.updated', subject: `registry://gb/agents/${n}`, data: { n }, occurred_at: at }));
-        await insertEvents(tx, 0, events);
+        await insertEvents(tx, numberEvents(0, events));
         await tx.updateTable('event_sequence').set({ last_seq: 3 }).where('id', '=', 1).execute();
       });
       await migrateToLatest(storage);

@@ -12,19 +12,26 @@ export type NewEvent = {
 
 export type StoredEvent = NewEvent & { seq: number };
 
-export async function insertEvents(
-  tx: Kysely<Database>,
-  lastSeq: number,
-  events: readonly NewEvent[],
-): Promise<StoredEvent[]> {
-  if (events.length === 0) return [];
-  const stored = events.map((event, index) => ({ ...event, seq: lastSeq + index + 1 }));
-  await insertRows(
-    tx,
-    'events',
-    stored.map((e) => ({ seq: e.seq, type: e.type, occurred_at: e.occurred_at, subject: e.subject, data: JSON.stringify(e.data) })),
-  );
-  return stored;
+/** The events a write unit emitted, numbered after `lastSeq` in the order they were emitted. */
+export function numberEvents(lastSeq: number, events: readonly NewEvent[]): StoredEvent[] {
+  return events.map((event, index) => ({ ...event, seq: lastSeq + index + 1 }));
+}
+
+/** Rows per insert statement: five parameters a row, far below SQLite's bound-parameter limit. */
+const INSERT_CHUNK = 200;
+
+/** The rows of numbered events as stored (`data` as JSON text). */
+export function eventRows(events: readonly StoredEvent[]) {
+  return events.map((e) => ({ seq: e.seq, type: e.type, occurred_at: e.occurred_at, subject: e.subject, data: JSON.stringify(e.data) }));
+}
+
+/**
+ * Inserts numbered events, a chunk of rows per statement. Only where their numbers are owned: in a
+ * write unit's batch, under the `event_sequence` lock (write-unit.ts), which also moves the sequence.
+ */
+export async function insertEvents(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
+  const rows = eventRows(events);
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertRows(tx, 'events', rows.slice(i, i + INSERT_CHUNK));
 }
 
 type EventFilter = { types?: readonly string[]; subject?: string };

@@ -71,18 +71,20 @@ export async function takeOverClaim(
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function completeClaim(
-  tx: Db,
-  scopeKey: string,
-  response: { status_code: number; headers: Record<string, string>; body: string },
-): Promise<void> {
-  const headers = JSON.stringify(response.headers);
-  await runCompiled(tx, 'idempotency completion', ['completed', response.status_code, headers, response.body, scopeKey], () =>
-    tx
-      .updateTable('idempotency_keys')
-      .set({ state: 'completed', status_code: response.status_code, response_headers: headers, response_body: response.body })
-      .where('scope_key', '=', scopeKey),
-  );
+/** A claimed key's answer, to keep for replays: written in the transaction of the change it answers. */
+export type ClaimCompletion = { scope_key: string; status_code: number; headers: Record<string, string>; body: string };
+
+/** Marks claims completed with their answers (write units write these with their batch's close, write-unit.ts). */
+export async function completeClaims(tx: Db, completions: readonly ClaimCompletion[]): Promise<void> {
+  for (const completion of completions) {
+    const headers = JSON.stringify(completion.headers);
+    await runCompiled(tx, 'idempotency completion', ['completed', completion.status_code, headers, completion.body, completion.scope_key], () =>
+      tx
+        .updateTable('idempotency_keys')
+        .set({ state: 'completed', status_code: completion.status_code, response_headers: headers, response_body: completion.body })
+        .where('scope_key', '=', completion.scope_key),
+    );
+  }
 }
 
 export async function releaseClaim(db: Db, scopeKey: string, requestHash: string): Promise<void> {

@@ -31,34 +31,52 @@ export type LedgerAppend = {
  * transaction that holds the `event_sequence` lock, or in a migration.
  */
 export async function appendLedgerLeaves(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
-  const append = await planLedgerAppend(tx, events);
+  const { append } = await planLedgerAppend(tx, events);
   if (append) await insertLedgerAppend(tx, append);
 }
 
-/**
- * The rows that append the ledgered events among `events` (undefined when there are none), computed
- * from the stored tree's size and peaks. Under the `event_sequence` lock, as {@link appendLedgerLeaves}.
- */
-export async function planLedgerAppend(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<LedgerAppend | undefined> {
-  const ledgered = events.filter((event) => isLedgerEventType(event.type));
-  if (ledgered.length === 0) return undefined;
-  const treeSize = await ledgerTreeSize(tx);
-  const peakRefs = peaksOf(treeSize);
+/** The stored tree's right edge: its size and the hashes of its peaks, all an append needs. */
+export type LedgerTree = { size: number; peaks: Node[] };
+
+/** Reads the stored tree's size and peaks. */
+export async function readLedgerTree(tx: Kysely<Database>): Promise<LedgerTree> {
+  const size = await ledgerTreeSize(tx);
+  const peakRefs = peaksOf(size);
   const stored = await readLedgerNodes(tx, peakRefs);
   const peaks = peakRefs.map((ref) => ({ ...ref, hash: stored.get(nodeKey(ref)) as Uint8Array }));
   if (peaks.some((peak) => peak.hash === undefined)) throw new Error('the ledger is missing a subtree hash');
+  return { size, peaks };
+}
 
+/**
+ * The rows that append the ledgered events among `events` (`append` is undefined when there are
+ * none), and the tree they make. The tree is read from the database unless `known` is given: a tree
+ * the caller knows is the stored one (write-unit.ts keeps the tree its last batch made). Under the
+ * `event_sequence` lock, as {@link appendLedgerLeaves}. `tree` is undefined when nothing was
+ * appended and no tree was read or given.
+ */
+export async function planLedgerAppend(
+  tx: Kysely<Database>,
+  events: readonly StoredEvent[],
+  known?: LedgerTree,
+): Promise<{ append?: LedgerAppend; tree?: LedgerTree }> {
+  const ledgered = events.filter((event) => isLedgerEventType(event.type));
+  if (ledgered.length === 0) return known ? { tree: known } : {};
+  const tree = known ?? (await readLedgerTree(tx));
   const entries = ledgered.map((event) => encodeLedgerEntry(event));
   const leafHashes = entries.map((entry) => hashLeaf(new TextEncoder().encode(entry)));
-  const { created } = appendLeaves(peaks, treeSize, leafHashes);
+  const { peaks, created } = appendLeaves(tree.peaks, tree.size, leafHashes);
   return {
-    leaves: ledgered.map((event, i) => ({
-      leaf_index: treeSize + i,
-      seq: event.seq,
-      leaf_hash: toHex(leafHashes[i] as Uint8Array),
-      entry: entries[i] as string,
-    })),
-    nodes: created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })),
+    append: {
+      leaves: ledgered.map((event, i) => ({
+        leaf_index: tree.size + i,
+        seq: event.seq,
+        leaf_hash: toHex(leafHashes[i] as Uint8Array),
+        entry: entries[i] as string,
+      })),
+      nodes: created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })),
+    },
+    tree: { size: tree.size + ledgered.length, peaks },
   };
 }
 
