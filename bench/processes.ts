@@ -28,7 +28,9 @@ export function startChild(args: string[], env: Record<string, string>): Promise
 /** `ward registry` at log level warn (no request lines, as the baselines log none), on a port chosen here. */
 export async function startQuietRegistry(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['src/cli/ward.ts', 'registry'], {
+  // BENCH_REGISTRY_NODE_ARGS (say `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the registry alone.
+  const nodeArgs = process.env.BENCH_REGISTRY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'src/cli/ward.ts', 'registry'], {
     cwd: root,
     env: { ...process.env, REGISTRY_HEALTH_PROBES: 'false', ...env, REGISTRY_PORT: String(port), REGISTRY_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],

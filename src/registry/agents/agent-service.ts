@@ -88,11 +88,13 @@ export function createAgentService(deps: AgentServiceDeps) {
     else emit(unit, 'agent.trust_failed', row, { error_codes: trust.errors.map((e) => e.code) }, at);
   }
 
+  function nameConflict(document: AgentDocument): WardError {
+    return new WardError('AGENT_CONFLICT', undefined, { org_id: document.owner.org_id, display_name: document.display_name });
+  }
+
   async function assertNoNameConflict(unit: WriteUnit, document: AgentDocument, exceptId?: string) {
     const orgId = document.owner.org_id;
-    if (orgId && (await hasNameConflict(unit.tx, orgId, document.display_name, exceptId))) {
-      throw new WardError('AGENT_CONFLICT', undefined, { org_id: orgId, display_name: document.display_name });
-    }
+    if (orgId && (await hasNameConflict(unit.tx, orgId, document.display_name, exceptId))) throw nameConflict(document);
   }
 
   async function loadMutable(unit: WriteUnit, ctx: CallContext, id: string): Promise<AgentRow> {
@@ -129,13 +131,13 @@ export function createAgentService(deps: AgentServiceDeps) {
       const document = toAgentDocument(await claimForCaller(unit, ctx, input));
       const id = newUlid(now.getTime());
       const uri = agentUri(jurisdiction, id);
-      await assertNoNameConflict(unit, document);
       const trust = await validate(document, { agent_id: uri, jurisdiction }, now);
       const row = buildRow(
         { id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at, health_rank: UNKNOWN_RANK },
         { ...document, trust_validation: trust, status_reason: null },
       );
-      await insertAgent(unit.tx, row, document.capabilities.skills);
+      // The name check is the insert's own (a unique index): no read first, one statement in the lock.
+      if (!(await insertAgent(unit.tx, row, document.capabilities.skills))) throw nameConflict(document);
       emit(unit, 'agent.registered', row, { status: row.status, jurisdiction, display_name: document.display_name }, at);
       emitTrustOutcome(unit, row, trust, at);
       return toAgentRecord(row, []);

@@ -104,6 +104,23 @@ for (const backend of BACKENDS) {
       assert.equal(again.status, 201, 'a revoked agent frees its name');
     });
 
+    test('a name taken leaves nothing of the refused agent behind, even when both registrations share one batch', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const first = await registerAgent(registry, { display_name: 'Triage desk' });
+      const clash = await registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: agentBody({ display_name: 'Triage desk' }) });
+      assert.equal(clash.status, 409);
+      assert.deepEqual(clash.body.error.details, { org_id: first.owner.org_id, display_name: 'Triage desk' });
+      // Sent together, so they reach one write transaction: the second sees the first's row.
+      const together = await Promise.all(
+        [1, 2].map(() => registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: agentBody({ display_name: 'Intake desk' }) })),
+      );
+      assert.deepEqual(together.map((response) => response.status).sort(), [201, 409]);
+      const agents = await registry.storage.db.selectFrom('agents').select(['id', 'display_name']).execute();
+      assert.deepEqual(agents.map((agent) => agent.display_name).sort(), ['Intake desk', 'Triage desk']);
+      const skillOwners = await registry.storage.db.selectFrom('agent_skills').select('agent_id').distinct().execute();
+      assert.deepEqual(skillOwners.map((row) => row.agent_id).sort(), agents.map((agent) => agent.id).sort(), 'no skill rows of a refused agent');
+    });
+
     test('status moves follow the contract and every other move is 409 INVALID_STATE_TRANSITION', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const act = async (id: string, action: string, reason?: string) =>

@@ -8,6 +8,7 @@ import * as federation from './006-federation.ts';
 import * as operations from './007-operations.ts';
 import * as computerUse from './008-computer-use.ts';
 import * as discoveryRank from './009-discovery-rank.ts';
+import * as agentNameUnique from './010-agent-name-unique.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '007-operations': operations,
   '008-computer-use': computerUse,
   '009-discovery-rank': discoveryRank,
+  '010-agent-name-unique': agentNameUnique,
 };

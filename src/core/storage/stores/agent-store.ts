@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../agent-capabilities.ts';
-import { insertRows, isPostgres, rowParameters, runCompiled } from '../compiled-statements.ts';
+import { insertRows, isPostgres, runCompiled } from '../compiled-statements.ts';
 import type { AgentsTable, Database } from '../schema.ts';
 
 /**
@@ -47,21 +47,52 @@ function rankOf(agent: AgentRow) {
   };
 }
 
-/** Inserts an agent and its skill index rows. */
-export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
+/**
+ * Inserts an agent and its skill index rows, unless another live (not revoked) agent of its
+ * organisation has its display name: then nothing is written and the answer is false. The unique
+ * index `agents_org_name_live` (migration 010) decides, so no read comes first.
+ */
+export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<boolean> {
   const row = toRow(agent);
-  const skillRows = skillRowsOf(agent, skills);
-  // PostgreSQL takes both inserts as one statement (an INSERT inside WITH): one round trip fewer
-  // while the batch holds the write lock. SQLite has no INSERT inside WITH.
-  if (skillRows.length > 0 && isPostgres(tx)) {
-    const build = () => tx.with('agent', (db) => db.insertInto('agents').values(row)).insertInto('agent_skills').values(skillRows);
-    const [a, s] = [rowParameters([row]), rowParameters(skillRows)];
-    if (a && s) await runCompiled(tx, `insert agents (${a.shape}) with agent_skills (${s.shape})`, [...a.parameters, ...s.parameters], build);
-    else await build().execute();
-    return;
+  const columns = Object.keys(row) as (keyof typeof row)[];
+  const agentValues = columns.map((column) => row[column]);
+  if (isPostgres(tx)) {
+    const skillNames = [...new Set(skills)];
+    const rank = rankOf(agent);
+    // One statement, one round trip while the batch holds the write lock: the skill rows are inserted
+    // only from the agent row the first insert returned, so a name taken leaves no skill rows behind.
+    // Each select-list parameter is cast to its column's type (PostgreSQL would read it as text).
+    const build = () => {
+      const statement = sql<{ inserted: number }>`
+        with agent as (
+          insert into agents (${sql.join(columns.map((column) => sql.ref(column)))}) values (${sql.join(agentValues)})
+          on conflict (org_id, display_name) where status <> 'revoked' do nothing
+          returning id
+        ), skills as (
+          insert into agent_skills (skill, agent_id, features, protocols, discoverable, jurisdiction, trust_level,
+                                    health_rank, best_priority, created_at, token_binding)
+          select s.skill, agent.id, ${rank.features}::text, ${rank.protocols}::text, ${rank.discoverable}::integer,
+                 ${rank.jurisdiction}::text, ${rank.trust_level}::integer, ${rank.health_rank}::integer,
+                 ${rank.best_priority}::integer, ${rank.created_at}::text, ${rank.token_binding}::text
+          from agent, unnest(${skillNames}::text[]) as s(skill)
+        )
+        select count(*)::integer as inserted from agent`;
+      return { compile: () => statement.compile(tx) };
+    };
+    const parameters = [
+      ...agentValues,
+      rank.features, rank.protocols, rank.discoverable, rank.jurisdiction, rank.trust_level,
+      rank.health_rank, rank.best_priority, rank.created_at, rank.token_binding, skillNames,
+    ];
+    const { rows } = await runCompiled(tx, `insert agents (${columns.join(',')}) with agent_skills, unless the name is taken`, parameters, build);
+    return rows[0]?.inserted === 1;
   }
-  await insertRows(tx, 'agents', [row]);
-  await insertRows(tx, 'agent_skills', skillRows);
+  const build = () =>
+    tx.insertInto('agents').values(row).onConflict((oc) => oc.columns(['org_id', 'display_name']).where(sql<SqlBool>`status <> 'revoked'`).doNothing());
+  const inserted = await runCompiled(tx, `insert agents (${columns.join(',')}), unless the name is taken`, agentValues, build);
+  if (Number(inserted.numAffectedRows ?? 0n) !== 1) return false;
+  await insertRows(tx, 'agent_skills', skillRowsOf(agent, skills));
+  return true;
 }
 
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
