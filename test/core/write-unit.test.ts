@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { onEventsCommitted } from '../../src/core/storage/commit-signal.ts';
-import { listEvents } from '../../src/core/storage/stores/event-store.ts';
-import { ledgerTreeSize, listLedgerLeaves, readLedgerTree } from '../../src/core/storage/stores/ledger-store.ts';
+import { insertEvents, listEvents, numberEvents } from '../../src/core/storage/stores/event-store.ts';
+import { appendLedgerLeaves, ledgerTreeSize, listLedgerLeaves, readLedgerTree } from '../../src/core/storage/stores/ledger-store.ts';
 import { appendLeaves, hashFromHex, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
 import { encodeLedgerEntry } from '../../src/core/ledger-entry.ts';
 import { runWrite } from '../../src/core/storage/write-unit.ts';
@@ -174,7 +174,106 @@ for (const backend of BACKENDS) {
       const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
       assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
     });
+
+    test('a kept tree is not used when the sequence comes back to its position with other leaves (a restore)', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      const write = (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
+      await write('before the restore');
+      // The database goes back to empty behind this process's back, and another writer makes seq 1 anew.
+      await storage.db.transaction().execute(async (tx) => {
+        for (const table of ['events', 'ledger_leaves', 'ledger_nodes'] as const) await tx.deleteFrom(table).execute();
+        await tx.updateTable('event_sequence').set({ last_seq: 0, batch_token: null }).execute();
+      });
+      const other = await openStorage(
+        backend === 'sqlite'
+          ? { backend: 'sqlite', path: join(storage.env.REGISTRY_DATA_DIR as string, 'registry.sqlite') }
+          : { backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string },
+      );
+      t.after(() => other.close());
+      await runWrite(other, async (unit) => unit.emit({ type: 'api_key.created', subject: 'after the restore', occurred_at: at, data: {} }));
+      await write('next');
+      const leaves = await listLedgerLeaves(storage.db, 0, 10);
+      assert.deepEqual(leaves.map((leaf) => leaf.seq), [1, 2]);
+      const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
+      assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
+    });
+
+    test('a kept tree is not used after a writer of an older build (no token) has appended', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      const write = (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
+      await write('a1');
+      // As a build before migration 011 writes: event, leaf and position, and the token left as it was.
+      await storage.db.transaction().execute(async (tx) => {
+        const events = numberEvents(1, [{ type: 'api_key.created', subject: 'old build', occurred_at: at, data: {} }]);
+        await insertEvents(tx, events);
+        await appendLedgerLeaves(tx, events);
+        await tx.updateTable('event_sequence').set({ last_seq: 2 }).execute();
+      });
+      await write('a2');
+      const leaves = await listLedgerLeaves(storage.db, 0, 10);
+      assert.deepEqual(leaves.map((leaf) => [leaf.leafIndex, leaf.seq]), [[0, 1], [1, 2], [2, 3]]);
+      const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
+      assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
+    });
+
+    test('a unit whose event or answer the tables would refuse fails alone; its batch commits the rest', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      const outcomes = await Promise.allSettled([
+        runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} })),
+        runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k2', occurred_at: at, data: { n: 1n } })),
+        runWrite(storage, async (unit) => unit.emit({ type: undefined as unknown as string, subject: 'k3', occurred_at: at, data: {} })),
+        runWrite(storage, async (unit) => unit.completeClaim({ scope_key: 'k', status_code: 201, headers: {}, body: undefined as unknown as string })),
+        runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k5', occurred_at: at, data: {} })),
+      ]);
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled']);
+      assert.deepEqual((await listEvents(storage.db, { afterSeq: 0, limit: 10 })).map((event) => [event.seq, event.subject]), [[1, 'k1'], [2, 'k5']]);
+    });
+
+    test('when the sequence lock cannot be taken, the waiting units fail with the reason, and writing resumes once it can', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      await migrateToLatest(storage);
+      const at = new Date().toISOString();
+      const write = () => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }));
+      await storage.db.deleteFrom('event_sequence').execute();
+      const refused = await Promise.allSettled([write(), write()]);
+      assert.deepEqual(refused.map((outcome) => outcome.status === 'rejected' && /event_sequence row is missing/.test(String(outcome.reason))), [true, true]);
+      await storage.db.insertInto('event_sequence').values({ id: 1, last_seq: 0 }).execute();
+      assert.deepEqual((await write()).events.map((event) => event.seq), [1]);
+    });
   });
+  if (backend === 'postgres') {
+    describe('a COMMIT that fails [postgres]', () => {
+      test('refuses every unit of its batch, gives its connection back, and the next writes commit', { timeout: 60_000 }, async (t) => {
+        const storage = await openTestStorage(t, backend);
+        await migrateToLatest(storage);
+        // A constraint checked only at COMMIT: two equal values make the COMMIT itself fail.
+        await sql`create table commit_check (n integer unique deferrable initially deferred)`.execute(storage.db);
+        const at = new Date().toISOString();
+        // More failed commits than the pool (8) has connections: one kept per failure would exhaust it.
+        for (let round = 0; round < 10; round += 1) {
+          const outcomes = await Promise.allSettled(
+            [1, 2].map((n) =>
+              runWrite(storage, async (unit) => {
+                await sql`insert into commit_check (n) values (${round})`.execute(unit.tx);
+                unit.emit({ type: 'api_key.created', subject: `k${n}`, occurred_at: at, data: {} });
+              }),
+            ),
+          );
+          assert.deepEqual(outcomes.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code), ['23505', '23505']);
+          const use = storage.poolUse?.();
+          assert.equal(use && use.total - use.idle, 0, `no connection is left checked out (round ${round})`);
+        }
+        const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'after', occurred_at: at, data: {} }));
+        assert.deepEqual(events.map((event) => event.seq), [1]);
+      });
+    });
+  }
   if (backend === 'sqlite') {
     describe('durability without blocking the event loop [sqlite]', () => {
       test('units commit without their own sync; the WAL is synced before any caller is answered, and the connection is back to FULL', async (t) => {

@@ -107,6 +107,8 @@ export type EventsTable = {
 export type EventSequenceTable = {
   id: number;
   last_seq: ColumnType<number | string, number, number>;
+  /** A random value each batch of write units writes (migration 011): which batch wrote last. */
+  batch_token: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 export type IdempotencyKeysTable = {

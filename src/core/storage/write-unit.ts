@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Storage } from './database.ts';
 import type { Database } from './schema.ts';
 import { commitNotification, signalEventsCommitted } from './commit-signal.ts';
 import { callbacksPerStorage } from './storage-callbacks.ts';
-import { eventRows, insertEvents, numberEvents, type NewEvent, type StoredEvent } from './stores/event-store.ts';
-import { completeClaims, type ClaimCompletion } from './stores/idempotency-store.ts';
+import { eventRows, insertEventRows, numberEvents, type EventRow, type NewEvent, type StoredEvent } from './stores/event-store.ts';
+import { completeClaims, completionRow, type ClaimCompletion, type CompletionRow } from './stores/idempotency-store.ts';
 import { insertLedgerAppend, planLedgerAppend, type LedgerAppend, type LedgerTree } from './stores/ledger-store.ts';
 
 /**
@@ -32,9 +33,13 @@ import { insertLedgerAppend, planLedgerAppend, type LedgerAppend, type LedgerTre
  * PostgreSQL, where each statement is a round trip made while the batch holds the lock, that closing
  * write is one statement, and the next batch's transaction begins and queues on the lock inside
  * PostgreSQL while this one commits, so it runs the moment the lock is free instead of a round trip
- * later. The ledger's tree is read only when this process did not write the batch before: the tree a
- * batch makes is kept, and used again when the sequence position read under the lock shows that
- * nothing was written since.
+ * later. The ledger's tree is read only when this process wrote the last batch: each batch stores a
+ * random token with the sequence position, the lock statement reads both back, and a process that
+ * finds its own token and position uses the tree its last batch made.
+ *
+ * A unit's events and stored answer are checked and put in their stored form inside the unit, so one
+ * the tables would refuse fails that unit alone. Only a failure of the closing write itself (or of the
+ * commit) fails the batch.
  */
 export type WriteUnit = {
   readonly tx: Kysely<Database>;
@@ -91,11 +96,17 @@ export async function runWrite<T>(storage: Storage, work: (unit: WriteUnit) => P
   return outcome as Promise<{ result: T; events: StoredEvent[] }>;
 }
 
-/** What a batch's units did: an outcome per unit, and the sequence position and ledger tree after them. */
-type BatchResult = { outcomes: Outcome[]; lastSeq: number; tree: LedgerTree | undefined };
+/** What a batch's units did: an outcome per unit, and the ledger tree after them with the token that marks it. */
+type BatchResult = { outcomes: Outcome[]; kept: KeptTree | undefined };
 
-/** The tree the last batch of this process left, and the sequence position it committed at. */
-const keptTrees = new WeakMap<Storage, { seq: number; tree: LedgerTree }>();
+/**
+ * The ledger tree as a batch of this process left it, with the token and sequence position that batch
+ * stored. Both must be read back for the tree to be used: the token changes with every batch of this
+ * build, and the position with every event any build writes (an instance of an older build, during a
+ * rolling upgrade, writes no token).
+ */
+type KeptTree = { token: string; seq: number; tree: LedgerTree };
+const keptTrees = new WeakMap<Storage, KeptTree>();
 
 /** Runs the waiting units, a transaction at a time, until none wait. */
 async function drainSqlite(storage: Storage, queue: Queue): Promise<void> {
@@ -112,7 +123,7 @@ async function drainSqlite(storage: Storage, queue: Queue): Promise<void> {
         if (storage.flushWal) await commitThenFlush(storage, storage.flushWal, transact);
         else await transact(storage.db);
       } catch (error) {
-        failBatch(storage, jobs, error);
+        failBatch(jobs, error);
         continue;
       }
       settleBatch(storage, jobs, batch as BatchResult, began);
@@ -137,23 +148,27 @@ async function drainPostgres(storage: Storage, queue: Queue): Promise<void> {
       const jobs = queue.waiting.splice(0, MAX_UNITS_PER_COMMIT);
       const began = performance.now();
       if ('error' in opened) {
-        failBatch(storage, jobs, opened.error);
+        failBatch(jobs, opened.error);
       } else {
         let batch: BatchResult | undefined;
         try {
-          batch = await runBatch(storage, opened.tx, opened.firstSeq, jobs);
+          batch = await runBatch(storage, opened.tx, opened.locked, jobs);
         } catch (error) {
           await opened.tx.rollback().execute().catch(() => undefined);
-          failBatch(storage, jobs, error);
+          failBatch(jobs, error);
         }
         if (batch) {
           if (queue.waiting.length > 0) next = openLocked(storage.db);
+          let committed = false;
           try {
             await opened.tx.commit().execute();
-            settleBatch(storage, jobs, batch, began);
+            committed = true;
           } catch (error) {
-            failBatch(storage, jobs, error);
+            // Kysely gives the connection back only after a COMMIT that succeeded; ROLLBACK always does.
+            await opened.tx.rollback().execute().catch(() => undefined);
+            failBatch(jobs, error);
           }
+          if (committed) settleBatch(storage, jobs, batch, began);
         }
       }
       if (!next && queue.waiting.length > 0) next = openLocked(storage.db);
@@ -164,13 +179,13 @@ async function drainPostgres(storage: Storage, queue: Queue): Promise<void> {
 }
 
 /** A transaction that holds the sequence lock, or why none could be opened (never a rejection). */
-type Opened = { tx: ControlledTransaction<Database>; firstSeq: number } | { error: unknown };
+type Opened = { tx: ControlledTransaction<Database>; locked: Locked } | { error: unknown };
 
 async function openLocked(db: Kysely<Database>): Promise<Opened> {
   let tx: ControlledTransaction<Database> | undefined;
   try {
     tx = await db.startTransaction().execute();
-    return { tx, firstSeq: await lockSequence(tx) };
+    return { tx, locked: await lockSequence(tx) };
   } catch (error) {
     await tx?.rollback().execute().catch(() => undefined);
     return { error };
@@ -178,15 +193,16 @@ async function openLocked(db: Kysely<Database>): Promise<Opened> {
 }
 
 /**
- * Runs `jobs` in `tx`, which holds the sequence lock at `firstSeq`, and writes the batch's close.
- * Throws when the batch cannot commit: a unit alone failed, or the close failed.
+ * Runs `jobs` in `tx`, which holds the sequence lock, and writes the batch's close. Throws when the
+ * batch cannot commit: a unit alone failed, or the close failed.
  */
-async function runBatch(storage: Storage, tx: Kysely<Database>, firstSeq: number, jobs: Job[]): Promise<BatchResult> {
+async function runBatch(storage: Storage, tx: Kysely<Database>, locked: Locked, jobs: Job[]): Promise<BatchResult> {
   const alone = jobs.length === 1;
   const outcomes: Outcome[] = [];
-  let lastSeq = firstSeq;
-  const committed: StoredEvent[] = [];
-  const completions: ClaimCompletion[] = [];
+  let lastSeq = locked.seq;
+  const events: StoredEvent[] = [];
+  const rows: EventRow[] = [];
+  const completions: CompletionRow[] = [];
   for (const job of jobs) {
     if (!alone) await sql`savepoint write_unit`.execute(tx);
     try {
@@ -199,15 +215,19 @@ async function runBatch(storage: Storage, tx: Kysely<Database>, firstSeq: number
         afterEvents: (step) => afterSteps.push(step),
         completeClaim: (completion) => unitCompletions.push(completion),
       });
-      const events = numberEvents(lastSeq, pending);
-      for (const step of afterSteps) await step(events);
+      const unitEvents = numberEvents(lastSeq, pending);
+      // In their stored form here, so an event or answer the tables would refuse fails this unit only.
+      const unitRows = eventRows(unitEvents);
+      const unitCompletionRows = unitCompletions.map(completionRow);
+      for (const step of afterSteps) await step(unitEvents);
       // Not released: each unit's savepoint is a new one of the same name, which the next unit's
       // ROLLBACK TO would never reach, and COMMIT releases them all. On PostgreSQL that is a round
       // trip fewer per unit inside the batch's lock.
-      lastSeq += events.length;
-      committed.push(...events);
-      completions.push(...unitCompletions);
-      outcomes.push({ ok: true, result, events });
+      lastSeq += unitEvents.length;
+      events.push(...unitEvents);
+      rows.push(...unitRows);
+      completions.push(...unitCompletionRows);
+      outcomes.push({ ok: true, result, events: unitEvents });
     } catch (error) {
       // Alone, the whole transaction rolls back, as a unit always did; together, only this unit.
       if (alone) throw error;
@@ -215,39 +235,41 @@ async function runBatch(storage: Storage, tx: Kysely<Database>, firstSeq: number
       outcomes.push({ ok: false, error });
     }
   }
-  const kept = keptTrees.get(storage);
-  let tree = kept?.seq === firstSeq ? kept.tree : undefined;
-  if (committed.length > 0 || completions.length > 0) {
-    // The events, the ledger leaves, the kept answers and the cross-instance wake-up commit (or roll
-    // back) with the changes.
-    const planned = await planLedgerAppend(tx, committed, tree);
-    tree = planned.tree;
-    await closeBatch(tx, storage.backend, { lastSeq, events: committed, ledger: planned.append, completions });
-  }
-  return { outcomes, lastSeq, tree };
+  const previous = keptTrees.get(storage);
+  const stillStored = previous !== undefined && previous.token === locked.token && previous.seq === locked.seq;
+  const known = stillStored ? previous.tree : undefined;
+  if (events.length === 0 && completions.length === 0) return { outcomes, kept: stillStored ? previous : undefined };
+  // The events, the ledger leaves, the stored answers and the cross-instance wake-up commit (or roll
+  // back) with the changes.
+  const planned = await planLedgerAppend(tx, events, known);
+  const token = randomUUID();
+  await closeBatch(tx, storage.backend, { lastSeq, token, events: rows, ledger: planned.append, completions });
+  return { outcomes, kept: planned.tree ? { token, seq: lastSeq, tree: planned.tree } : undefined };
 }
 
 /** Nothing of the batch committed, or it is not known to be durable: every unit fails. */
-function failBatch(storage: Storage, jobs: Job[], error: unknown): void {
-  // The tree this process kept may be ahead of (or behind) what is stored now: read it again.
-  keptTrees.delete(storage);
+function failBatch(jobs: Job[], error: unknown): void {
   // A unit alone fails with its own error; units together with the commit's or the sync's. No caller
-  // is told it succeeded.
+  // is told it succeeded. (The kept tree stays: its token says whether it is still the stored one.)
   for (const job of jobs) job.reject(error);
 }
 
-/** The batch committed (and on SQLite its WAL is synced): its callers are answered and readers woken. */
+/**
+ * The batch committed (and on SQLite its WAL is synced): its callers are answered, then this
+ * process's observers and readers are told. Callers go first so that a callback that throws can
+ * never turn a committed write into a refused one; their continuations run only after this returns.
+ */
 function settleBatch(storage: Storage, jobs: Job[], batch: BatchResult, began: number): void {
-  if (batch.tree) keptTrees.set(storage, { seq: batch.lastSeq, tree: batch.tree });
+  if (batch.kept) keptTrees.set(storage, batch.kept);
   else keptTrees.delete(storage);
-  observers.call(storage, jobs.length, (performance.now() - began) / 1000);
-  const last = batch.outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
-  if (last) signalEventsCommitted(storage, last.seq);
   jobs.forEach((job, index) => {
     const outcome = batch.outcomes[index] as Outcome;
     if (outcome.ok) job.resolve({ result: outcome.result, events: outcome.events });
     else job.reject(outcome.error);
   });
+  observers.call(storage, jobs.length, (performance.now() - began) / 1000);
+  const last = batch.outcomes.flatMap((outcome) => (outcome.ok ? outcome.events : [])).at(-1);
+  if (last) signalEventsCommitted(storage, last.seq);
 }
 
 /**
@@ -270,34 +292,39 @@ async function commitThenFlush(storage: Storage, flushWal: () => Promise<void>, 
 }
 
 /** What a batch's closing write stores. */
-type BatchClose = { lastSeq: number; events: readonly StoredEvent[]; ledger: LedgerAppend | undefined; completions: readonly ClaimCompletion[] };
+type BatchClose = {
+  lastSeq: number;
+  token: string;
+  events: readonly EventRow[];
+  ledger: LedgerAppend | undefined;
+  completions: readonly CompletionRow[];
+};
 
 /**
- * The batch's last writes: its events, the new sequence position, the ledger's new leaves and
- * subtrees, the answers of its idempotent requests and (on PostgreSQL, when there are events) the
+ * The batch's last writes: its events, the new sequence position and token, the ledger's new leaves
+ * and subtrees, the answers of its idempotent requests and (on PostgreSQL, when there are events) the
  * wake-up of other instances. On PostgreSQL they are one statement, whose data-modifying CTEs each run
  * exactly once: one round trip, made while the batch holds the sequence lock, whatever the number of
  * units and events. SQLite runs them as statements in the same transaction.
  */
 async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], close: BatchClose): Promise<void> {
-  const { lastSeq, events, ledger, completions } = close;
+  const { lastSeq, token, events, ledger, completions } = close;
   if (backend === 'sqlite') {
-    await insertEvents(tx, events);
-    await tx.updateTable('event_sequence').set({ last_seq: lastSeq }).where('id', '=', 1).execute();
+    await insertEventRows(tx, events);
+    await tx.updateTable('event_sequence').set({ last_seq: lastSeq, batch_token: token }).where('id', '=', 1).execute();
     if (ledger) await insertLedgerAppend(tx, ledger);
     await completeClaims(tx, completions);
     return;
   }
-  const rows = eventRows(events);
   const leaves = ledger?.leaves ?? [];
   const nodes = ledger?.nodes ?? [];
   // Arrays bound as single parameters and unnested: one statement whatever the number of rows.
   await sql`
     with events as (
       insert into events (seq, type, occurred_at, subject, data)
-      select * from unnest(${rows.map((e) => e.seq)}::bigint[], ${rows.map((e) => e.type)}::text[],
-                           ${rows.map((e) => e.occurred_at)}::text[], ${rows.map((e) => e.subject)}::text[],
-                           ${rows.map((e) => e.data)}::text[])
+      select * from unnest(${events.map((e) => e.seq)}::bigint[], ${events.map((e) => e.type)}::text[],
+                           ${events.map((e) => e.occurred_at)}::text[], ${events.map((e) => e.subject)}::text[],
+                           ${events.map((e) => e.data)}::text[])
     ), leaves as (
       insert into ledger_leaves (leaf_index, seq, leaf_hash, entry)
       select * from unnest(${leaves.map((l) => l.leaf_index)}::bigint[], ${leaves.map((l) => l.seq)}::bigint[],
@@ -309,21 +336,24 @@ async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], clo
       update idempotency_keys k
       set state = 'completed', status_code = a.status_code, response_headers = a.headers, response_body = a.body
       from unnest(${completions.map((c) => c.scope_key)}::text[], ${completions.map((c) => c.status_code)}::integer[],
-                  ${completions.map((c) => JSON.stringify(c.headers))}::text[], ${completions.map((c) => c.body)}::text[])
+                  ${completions.map((c) => c.headers)}::text[], ${completions.map((c) => c.body)}::text[])
            as a(scope_key, status_code, headers, body)
       where k.scope_key = a.scope_key
     ), sequence_moved as (
-      update event_sequence set last_seq = ${lastSeq} where id = 1
+      update event_sequence set last_seq = ${lastSeq}, batch_token = ${token} where id = 1
     )
     select ${events.length > 0 ? commitNotification(lastSeq) : sql`null`}`.execute(tx);
 }
 
-async function lockSequence(tx: Kysely<Database>): Promise<number> {
+/** The sequence position under the lock, and the token of the batch that wrote it (null before any). */
+type Locked = { seq: number; token: string | null };
+
+async function lockSequence(tx: Kysely<Database>): Promise<Locked> {
   // A no-op update takes the row lock on PostgreSQL and the write lock on SQLite at once, so
   // concurrent units queue here instead of deadlocking on a later lock upgrade.
-  const { rows } = await sql<{ last_seq: number | string }>`
-    update event_sequence set last_seq = last_seq where id = 1 returning last_seq`.execute(tx);
+  const { rows } = await sql<{ last_seq: number | string; batch_token: string | null }>`
+    update event_sequence set last_seq = last_seq where id = 1 returning last_seq, batch_token`.execute(tx);
   const row = rows[0];
   if (!row) throw new Error('event_sequence row is missing; were the migrations applied?');
-  return Number(row.last_seq);
+  return { seq: Number(row.last_seq), token: row.batch_token };
 }

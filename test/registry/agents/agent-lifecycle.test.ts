@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { systemContext } from '../../../src/core/call-context.ts';
+import { systemClock } from '../../../src/core/clock.ts';
+import { observeCommits, runWrite } from '../../../src/core/storage/write-unit.ts';
 import { BACKENDS, agentBody, buildTestRegistry, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {
@@ -104,17 +107,23 @@ for (const backend of BACKENDS) {
       assert.equal(again.status, 201, 'a revoked agent frees its name');
     });
 
-    test('a name taken leaves nothing of the refused agent behind, even when both registrations share one batch', async (t) => {
+    test('a name taken leaves nothing of the refused agent behind, also when both registrations share one batch', async (t) => {
       const registry = await buildTestRegistry(t, backend);
       const first = await registerAgent(registry, { display_name: 'Triage desk' });
       const clash = await registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: agentBody({ display_name: 'Triage desk' }) });
       assert.equal(clash.status, 409);
       assert.deepEqual(clash.body.error.details, { org_id: first.owner.org_id, display_name: 'Triage desk' });
-      // Sent together, so they reach one write transaction: the second sees the first's row.
-      const together = await Promise.all(
-        [1, 2].map(() => registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: agentBody({ display_name: 'Intake desk' }) })),
+      // Two write units queued in the same turn share one transaction: the second's insert meets the
+      // first's row, not yet committed.
+      const batches: number[] = [];
+      t.after(observeCommits(registry.storage, (units) => batches.push(units)));
+      const ctx = systemContext(systemClock);
+      const together = await Promise.allSettled(
+        [1, 2].map(() => runWrite(registry.storage, (unit) => registry.app.ward.agents.register(unit, ctx, agentBody({ display_name: 'Intake desk' }) as never))),
       );
-      assert.deepEqual(together.map((response) => response.status).sort(), [201, 409]);
+      assert.deepEqual(batches, [2], 'one transaction held both');
+      assert.equal(together[0]?.status, 'fulfilled');
+      assert.equal(together[1]?.status === 'rejected' && (together[1].reason as { code?: string }).code, 'AGENT_CONFLICT');
       const agents = await registry.storage.db.selectFrom('agents').select(['id', 'display_name']).execute();
       assert.deepEqual(agents.map((agent) => agent.display_name).sort(), ['Intake desk', 'Triage desk']);
       const skillOwners = await registry.storage.db.selectFrom('agent_skills').select('agent_id').distinct().execute();

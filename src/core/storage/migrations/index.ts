@@ -9,6 +9,7 @@ import * as operations from './007-operations.ts';
 import * as computerUse from './008-computer-use.ts';
 import * as discoveryRank from './009-discovery-rank.ts';
 import * as agentNameUnique from './010-agent-name-unique.ts';
+import * as batchToken from './011-batch-token.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '008-computer-use': computerUse,
   '009-discovery-rank': discoveryRank,
   '010-agent-name-unique': agentNameUnique,
+  '011-batch-token': batchToken,
 };

@@ -53,7 +53,9 @@ function rankOf(agent: AgentRow) {
  * index `agents_org_name_live` (migration 010) decides, so no read comes first.
  */
 export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<boolean> {
-  const row = toRow(agent);
+  // A member left undefined is a column left out (its default applies), named in the statement's
+  // shape, so a kept statement never binds undefined where a built one would have left the column out.
+  const row = Object.fromEntries(Object.entries(toRow(agent)).filter(([, value]) => value !== undefined)) as ReturnType<typeof toRow>;
   const columns = Object.keys(row) as (keyof typeof row)[];
   const agentValues = columns.map((column) => row[column]);
   if (isPostgres(tx)) {

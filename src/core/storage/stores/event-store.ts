@@ -20,18 +20,35 @@ export function numberEvents(lastSeq: number, events: readonly NewEvent[]): Stor
 /** Rows per insert statement: five parameters a row, far below SQLite's bound-parameter limit. */
 const INSERT_CHUNK = 200;
 
-/** The rows of numbered events as stored (`data` as JSON text). */
-export function eventRows(events: readonly StoredEvent[]) {
-  return events.map((e) => ({ seq: e.seq, type: e.type, occurred_at: e.occurred_at, subject: e.subject, data: JSON.stringify(e.data) }));
+/** A numbered event as the events table stores it (`data` as JSON text). */
+export type EventRow = { seq: number; type: string; occurred_at: string; subject: string; data: string };
+
+/**
+ * The rows of numbered events as stored. Throws a TypeError for an event the table would refuse (a
+ * field that is not text, data that is not JSON), so a write unit fails with its own event, before
+ * its batch's closing write (write-unit.ts).
+ */
+export function eventRows(events: readonly StoredEvent[]): EventRow[] {
+  return events.map((e) => {
+    const data = JSON.stringify(e.data) as string | undefined;
+    if (typeof e.type !== 'string' || typeof e.subject !== 'string' || typeof e.occurred_at !== 'string' || typeof data !== 'string') {
+      throw new TypeError(`event ${e.seq}: type, subject and occurred_at must be text, and data must be a JSON value`);
+    }
+    return { seq: e.seq, type: e.type, occurred_at: e.occurred_at, subject: e.subject, data };
+  });
 }
 
 /**
- * Inserts numbered events, a chunk of rows per statement. Only where their numbers are owned: in a
- * write unit's batch, under the `event_sequence` lock (write-unit.ts), which also moves the sequence.
+ * Inserts event rows, a chunk of rows per statement. Only where their numbers are owned: in a write
+ * unit's batch, under the `event_sequence` lock (write-unit.ts), which also moves the sequence.
  */
-export async function insertEvents(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
-  const rows = eventRows(events);
+export async function insertEventRows(tx: Kysely<Database>, rows: readonly EventRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertRows(tx, 'events', rows.slice(i, i + INSERT_CHUNK));
+}
+
+/** {@link insertEventRows} of numbered events. */
+export async function insertEvents(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
+  await insertEventRows(tx, eventRows(events));
 }
 
 type EventFilter = { types?: readonly string[]; subject?: string };

@@ -74,15 +74,26 @@ export async function takeOverClaim(
 /** A claimed key's answer, to keep for replays: written in the transaction of the change it answers. */
 export type ClaimCompletion = { scope_key: string; status_code: number; headers: Record<string, string>; body: string };
 
+/** A completion as the idempotency table stores it (`headers` as JSON text). */
+export type CompletionRow = { scope_key: string; status_code: number; headers: string; body: string };
+
+/** The stored form of a completion; a TypeError for one the table would refuse. */
+export function completionRow(completion: ClaimCompletion): CompletionRow {
+  const headers = JSON.stringify(completion.headers) as string | undefined;
+  if (typeof completion.scope_key !== 'string' || !Number.isInteger(completion.status_code) || typeof completion.body !== 'string' || typeof headers !== 'string') {
+    throw new TypeError('an idempotent answer needs a key, an integer status, headers and a body of text');
+  }
+  return { scope_key: completion.scope_key, status_code: completion.status_code, headers, body: completion.body };
+}
+
 /** Marks claims completed with their answers (write units write these with their batch's close, write-unit.ts). */
-export async function completeClaims(tx: Db, completions: readonly ClaimCompletion[]): Promise<void> {
-  for (const completion of completions) {
-    const headers = JSON.stringify(completion.headers);
-    await runCompiled(tx, 'idempotency completion', ['completed', completion.status_code, headers, completion.body, completion.scope_key], () =>
+export async function completeClaims(tx: Db, rows: readonly CompletionRow[]): Promise<void> {
+  for (const row of rows) {
+    await runCompiled(tx, 'idempotency completion', ['completed', row.status_code, row.headers, row.body, row.scope_key], () =>
       tx
         .updateTable('idempotency_keys')
-        .set({ state: 'completed', status_code: completion.status_code, response_headers: headers, response_body: completion.body })
-        .where('scope_key', '=', completion.scope_key),
+        .set({ state: 'completed', status_code: row.status_code, response_headers: row.headers, response_body: row.body })
+        .where('scope_key', '=', row.scope_key),
     );
   }
 }
