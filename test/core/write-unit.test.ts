@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import { onEventsCommitted } from '../../src/core/storage/commit-signal.ts';
 import { insertEvents, listEvents, numberEvents } from '../../src/core/storage/stores/event-store.ts';
@@ -18,6 +18,30 @@ import { findIdempotencyRecord, insertClaim } from '../../src/core/storage/store
 import { openStorage, type Storage } from '../../src/core/storage/database.ts';
 import { migrateToLatest } from '../../src/core/storage/migrator.ts';
 import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+
+/** A second instance on `storage`'s database, with a write queue and a kept ledger tree of its own. */
+async function openSecondInstance(t: TestContext, storage: Storage & { env: Record<string, string> }): Promise<Storage> {
+  const other = await openStorage(
+    storage.backend === 'sqlite'
+      ? { backend: 'sqlite', path: join(storage.env.REGISTRY_DATA_DIR as string, 'registry.sqlite') }
+      : { backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string },
+  );
+  t.after(() => other.close());
+  return other;
+}
+
+/** A write unit that emits one ledgered event. */
+function emitOne(on: Storage, subject: string) {
+  return runWrite(on, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: new Date().toISOString(), data: {} }));
+}
+
+/** The stored leaves as [leaf index, seq], after checking the stored peaks are those of a tree built from them in one go. */
+async function leavesOfAConsistentTree(storage: Storage): Promise<number[][]> {
+  const leaves = await listLedgerLeaves(storage.db, 0, 100);
+  const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
+  assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
+  return leaves.map((leaf) => [leaf.leafIndex, leaf.seq]);
+}
 
 for (const backend of BACKENDS) {
   describe(`write units committed together [${backend}]`, () => {
@@ -99,7 +123,7 @@ for (const backend of BACKENDS) {
         /no/,
       );
       assert.equal((await storage.db.selectFrom('registry_secrets').select('name').where('name', '=', 'alone').execute()).length, 0);
-      const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }));
+      const { events } = await emitOne(storage, 'k');
       assert.deepEqual(events.map((event) => event.seq), [1]);
     });
 
@@ -140,13 +164,13 @@ for (const backend of BACKENDS) {
       // events collides with it, after every unit has run.
       await storage.db.insertInto('events').values({ seq: 2, type: 'stray', occurred_at: at, subject: 's', data: '{}' }).execute();
       const outcomes = await Promise.allSettled(
-        [1, 2].map((n) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: `k${n}`, occurred_at: at, data: {} }))),
+        [1, 2].map((n) => emitOne(storage, `k${n}`)),
       );
       assert.deepEqual(outcomes.map((outcome) => outcome.status), ['rejected', 'rejected']);
       assert.deepEqual((await listEvents(storage.db, { afterSeq: 0, limit: 10 })).map((event) => event.type), ['stray']);
       assert.equal(await ledgerTreeSize(storage.db), 0);
       await storage.db.deleteFrom('events').execute();
-      const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} }));
+      const { events } = await emitOne(storage, 'k3');
       assert.deepEqual(events.map((event) => event.seq), [1]);
       assert.deepEqual((await listLedgerLeaves(storage.db, 0, 10)).map((leaf) => [leaf.leafIndex, leaf.seq]), [[0, 1]]);
     });
@@ -154,70 +178,42 @@ for (const backend of BACKENDS) {
     test('a writer that kept the ledger tree reads it again after another instance has written', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      // A second instance on the same database, with a write queue and a kept tree of its own.
-      const other = await openStorage(
-        backend === 'sqlite'
-          ? { backend: 'sqlite', path: join(storage.env.REGISTRY_DATA_DIR as string, 'registry.sqlite') }
-          : { backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string },
-      );
-      t.after(() => other.close());
-      const at = new Date().toISOString();
-      const write = (on: Storage, subject: string) => runWrite(on, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
-      await write(storage, 'a1');
-      await write(other, 'b1');
-      await write(other, 'b2');
-      await write(storage, 'a2');
-      await write(storage, 'a3');
-      const leaves = await listLedgerLeaves(storage.db, 0, 10);
-      assert.deepEqual(leaves.map((leaf) => [leaf.leafIndex, leaf.seq]), [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]]);
-      // The stored peaks are those of a tree built from the stored leaves in one go.
-      const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
-      assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
+      const other = await openSecondInstance(t, storage);
+      await emitOne(storage, 'a1');
+      await emitOne(other, 'b1');
+      await emitOne(other, 'b2');
+      await emitOne(storage, 'a2');
+      await emitOne(storage, 'a3');
+      assert.deepEqual(await leavesOfAConsistentTree(storage), [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]]);
     });
 
     test('a kept tree is not used when the sequence comes back to its position with other leaves (a restore)', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      const at = new Date().toISOString();
-      const write = (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
-      await write('before the restore');
+      await emitOne(storage, 'before the restore');
       // The database goes back to empty behind this process's back, and another writer makes seq 1 anew.
       await storage.db.transaction().execute(async (tx) => {
         for (const table of ['events', 'ledger_leaves', 'ledger_nodes'] as const) await tx.deleteFrom(table).execute();
         await tx.updateTable('event_sequence').set({ last_seq: 0, batch_token: null }).execute();
       });
-      const other = await openStorage(
-        backend === 'sqlite'
-          ? { backend: 'sqlite', path: join(storage.env.REGISTRY_DATA_DIR as string, 'registry.sqlite') }
-          : { backend: 'postgres', url: storage.env.DATABASE_URL as string, schema: storage.env.DATABASE_SCHEMA as string },
-      );
-      t.after(() => other.close());
-      await runWrite(other, async (unit) => unit.emit({ type: 'api_key.created', subject: 'after the restore', occurred_at: at, data: {} }));
-      await write('next');
-      const leaves = await listLedgerLeaves(storage.db, 0, 10);
-      assert.deepEqual(leaves.map((leaf) => leaf.seq), [1, 2]);
-      const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
-      assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
+      await emitOne(await openSecondInstance(t, storage), 'after the restore');
+      await emitOne(storage, 'next');
+      assert.deepEqual(await leavesOfAConsistentTree(storage), [[0, 1], [1, 2]]);
     });
 
     test('a kept tree is not used after a writer of an older build (no token) has appended', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      const at = new Date().toISOString();
-      const write = (subject: string) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject, occurred_at: at, data: {} }));
-      await write('a1');
+      await emitOne(storage, 'a1');
       // As a build before migration 011 writes: event, leaf and position, and the token left as it was.
       await storage.db.transaction().execute(async (tx) => {
-        const events = numberEvents(1, [{ type: 'api_key.created', subject: 'old build', occurred_at: at, data: {} }]);
+        const events = numberEvents(1, [{ type: 'api_key.created', subject: 'old build', occurred_at: new Date().toISOString(), data: {} }]);
         await insertEvents(tx, events);
         await appendLedgerLeaves(tx, events);
         await tx.updateTable('event_sequence').set({ last_seq: 2 }).execute();
       });
-      await write('a2');
-      const leaves = await listLedgerLeaves(storage.db, 0, 10);
-      assert.deepEqual(leaves.map((leaf) => [leaf.leafIndex, leaf.seq]), [[0, 1], [1, 2], [2, 3]]);
-      const rebuilt = appendLeaves([], 0, leaves.map((leaf) => hashFromHex(leaf.leafHash) as Uint8Array)).peaks;
-      assert.deepEqual((await readLedgerTree(storage.db)).peaks.map((peak) => toHex(peak.hash)), rebuilt.map((peak) => toHex(peak.hash)));
+      await emitOne(storage, 'a2');
+      assert.deepEqual(await leavesOfAConsistentTree(storage), [[0, 1], [1, 2], [2, 3]]);
     });
 
     test('a unit whose event or answer the tables would refuse fails alone; its batch commits the rest', async (t) => {
@@ -225,11 +221,11 @@ for (const backend of BACKENDS) {
       await migrateToLatest(storage);
       const at = new Date().toISOString();
       const outcomes = await Promise.allSettled([
-        runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k1', occurred_at: at, data: {} })),
+        emitOne(storage, 'k1'),
         runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k2', occurred_at: at, data: { n: 1n } })),
         runWrite(storage, async (unit) => unit.emit({ type: undefined as unknown as string, subject: 'k3', occurred_at: at, data: {} })),
         runWrite(storage, async (unit) => unit.completeClaim({ scope_key: 'k', status_code: 201, headers: {}, body: undefined as unknown as string })),
-        runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k5', occurred_at: at, data: {} })),
+        emitOne(storage, 'k5'),
       ]);
       assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled']);
       assert.deepEqual((await listEvents(storage.db, { afterSeq: 0, limit: 10 })).map((event) => [event.seq, event.subject]), [[1, 'k1'], [2, 'k5']]);
@@ -238,8 +234,7 @@ for (const backend of BACKENDS) {
     test('when the sequence lock cannot be taken, the waiting units fail with the reason, and writing resumes once it can', async (t) => {
       const storage = await openTestStorage(t, backend);
       await migrateToLatest(storage);
-      const at = new Date().toISOString();
-      const write = () => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k', occurred_at: at, data: {} }));
+      const write = () => emitOne(storage, 'k');
       await storage.db.deleteFrom('event_sequence').execute();
       const refused = await Promise.allSettled([write(), write()]);
       assert.deepEqual(refused.map((outcome) => outcome.status === 'rejected' && /event_sequence row is missing/.test(String(outcome.reason))), [true, true]);
@@ -269,7 +264,7 @@ for (const backend of BACKENDS) {
           const use = storage.poolUse?.();
           assert.equal(use && use.total - use.idle, 0, `no connection is left checked out (round ${round})`);
         }
-        const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'after', occurred_at: at, data: {} }));
+        const { events } = await emitOne(storage, 'after');
         assert.deepEqual(events.map((event) => event.seq), [1]);
       });
     });
@@ -332,9 +327,8 @@ for (const backend of BACKENDS) {
             await flushWal();
           },
         });
-        const at = new Date().toISOString();
         const outcomes = await Promise.allSettled(
-          [1, 2].map((n) => runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: `k${n}`, occurred_at: at, data: {} }))),
+          [1, 2].map((n) => emitOne(storage, `k${n}`)),
         );
         assert.deepEqual(
           outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : 'answered')),
@@ -344,7 +338,7 @@ for (const backend of BACKENDS) {
         const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(storage.db);
         assert.equal(rows[0]?.synchronous, 2);
         // The next write syncs and is answered.
-        const { events } = await runWrite(storage, async (unit) => unit.emit({ type: 'api_key.created', subject: 'k3', occurred_at: at, data: {} }));
+        const { events } = await emitOne(storage, 'k3');
         assert.equal(events.length, 1);
       });
     });
