@@ -246,6 +246,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
         config,
         storage,
         clock,
+        apiKeys,
         instanceId: heartbeat.instanceId,
         isInstanceLive: heartbeat.isLive,
         log: (error, message) => app.log.warn({ err: error }, message),

@@ -16,11 +16,13 @@
  *   before they are stored; the ledger holds digests, never the text.
  */
 import { createHash } from 'node:crypto';
-import type { CallContext } from '../../core/call-context.ts';
+import { systemContext, type CallContext, type Scope } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
 import { newUlid } from '../../core/ids.ts';
 import { scanTextForPhi } from '../../core/phi/index.ts';
+import type { PricingTier } from '../../core/pricing-tiers.ts';
+import { findApiKey } from '../../core/storage/stores/api-key-store.ts';
 import type { Storage } from '../../core/storage/database.ts';
 import {
   appendRunEventSeqs,
@@ -39,10 +41,12 @@ import {
 } from '../../core/storage/stores/computer-use-store.ts';
 import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { ActionError, carryOut, type DrivenPage, type ToolInput } from './browser-actions.ts';
 import { SignInRefused, type ConsoleBrowser, type ConsoleSession } from './console-browser.ts';
 import { ModelCallError, type ComputerUseModel, type ModelContentBlock, type ModelMessageParam } from './computer-use-model.ts';
-import { DEFAULT_PERSONA, systemPrompt, type Persona } from './personas.ts';
+import type { BlockedRequest } from './origin-guard-proxy.ts';
+import { DEFAULT_PERSONA, personaMayAct, systemPrompt, type Persona } from './personas.ts';
 
 export type RunRequest = { task: string; url?: string | undefined; persona?: Persona | undefined; max_turns?: number | undefined; headless?: boolean | undefined };
 
@@ -60,11 +64,24 @@ export type RunDeps = {
   isInstanceLive: (instanceId: string) => Promise<boolean>;
   /** Where the browser may go, and whether `url` is one of those places (throws URL_NOT_ALLOWED). */
   allowedOrigins: () => string[];
+  /** The console's origin: the one place a run signs in. */
+  consoleOrigin: () => string;
+  /** Mints the run's own console credential, and revokes it when the run ends. */
+  apiKeys: ApiKeyService;
+  /** How long one model call may take: a run's credential lives for its turns at most. */
+  modelTimeoutSeconds: number;
   log: (error: unknown, message: string) => void;
 };
 
-/** A run this instance holds: the credential it signs in with lives only here, in memory. */
-type LocalRun = { sessionId: string; credential: string | undefined; controller: AbortController };
+/**
+ * Who asked for a run: enough to mint the run's own credential (their organisation, their scopes
+ * narrowed to the persona, their tier) and to stop when their own credential is revoked. Their
+ * credential itself is never kept.
+ */
+export type RunRequester = { kind: string; credentialId: string; orgId?: string | undefined; scopes: readonly Scope[]; tier?: PricingTier | undefined };
+
+/** A run this instance holds. */
+type LocalRun = { sessionId: string; requester: RunRequester; controller: AbortController };
 
 export function createComputerUseRuns(deps: RunDeps) {
   const { storage, clock } = deps;
@@ -123,22 +140,64 @@ export function createComputerUseRuns(deps: RunDeps) {
     if (!(await writeRun(sessionId, (unit) => updateRun(unit.tx, sessionId, ['queued'], { status: 'running', started_at: startedAt, updated_at: startedAt })))) return;
     const run = (await findRun(storage.db, sessionId)) as RunRow;
     let session: ConsoleSession | undefined;
+    let credential: { keyId: string } | undefined;
+    let recordedBlocked = 0;
+    /** Requests the browser refused since the last write, as ledger entries of `turn`. */
+    const emitBlocked = (unit: WriteUnit, turn: number, from = session) => {
+      const fresh = from?.blocked.slice(recordedBlocked) ?? [];
+      recordedBlocked += fresh.length;
+      for (const blocked of fresh) unit.emit({ type: 'computer_use.blocked', subject: sessionId, occurred_at: now(), data: { session_id: sessionId, turn, ...ledgerBlocked(blocked) } });
+    };
+    let turnsDone = 0;
+    /**
+     * Lets go of what the run holds, before its end is written (so whoever sees the end finds its
+     * credential revoked) and again on the way out: the browser, the refusals not yet recorded, and
+     * the run's credential.
+     */
+    const release = async () => {
+      const open = session;
+      session = undefined;
+      await open?.close().catch(() => undefined);
+      if (open && open.blocked.length > recordedBlocked) {
+        await writeRun(sessionId, async (unit) => emitBlocked(unit, turnsDone, open)).catch((error: unknown) => deps.log(error, "could not record a run's blocked requests"));
+      }
+      const held = credential;
+      credential = undefined;
+      if (held) await revokeCredential(sessionId, held.keyId);
+    };
+    const finish = async (status: RunStatus, fields: Parameters<typeof end>[2]) => {
+      await release();
+      await end(sessionId, status, fields);
+    };
     try {
-      const origin = new URL(run.url).origin;
+      await requireRequester(local.requester);
+      const consoleOrigin = deps.consoleOrigin();
       try {
-        session = await deps.browser.open({ origin, allowedOrigins: deps.allowedOrigins(), credential: local.credential, persona: run.persona, headless: run.headless });
+        session = await deps.browser.open({
+          consoleOrigin,
+          allowedOrigins: deps.allowedOrigins(),
+          credential: async () => {
+            const minted = await mintCredential(local, run);
+            credential = minted;
+            return minted.rawKey;
+          },
+          persona: run.persona,
+          headless: run.headless,
+        });
         await session.page.goto(run.url, { waitUntil: 'load' });
       } catch (error) {
         if (error instanceof SignInRefused) throw new RunFailure(CREDENTIAL_REFUSED);
-        throw new RunFailure(`the console at ${origin} could not be opened (${firstLine(error)})`);
+        throw new RunFailure(`the console at ${consoleOrigin} could not be opened (${firstLine(error)})`);
       }
-      if (new URL(session.page.url()).pathname === '/sign-in') throw new RunFailure(CREDENTIAL_REFUSED);
+      const opened = new URL(session.page.url());
+      if (opened.origin === consoleOrigin && opened.pathname === '/sign-in') throw new RunFailure(CREDENTIAL_REFUSED);
       const driven: DrivenPage = { page: session.page, cursor: { x: 0, y: 0 } };
 
       const first = await capture(session);
       const began = await writeRun(sessionId, async (unit) => {
         if (!(await updateRun(unit.tx, sessionId, ['running'], { updated_at: now() }))) return false;
         await insertTurn(unit.tx, { session_id: sessionId, turn: 0, actions: [], model_text: null, screenshot_sha256: first.sha256, screenshot: first.stored, created_at: now() });
+        emitBlocked(unit, 0);
         unit.emit({
           type: 'computer_use.started',
           subject: sessionId,
@@ -155,12 +214,13 @@ export function createComputerUseRuns(deps: RunDeps) {
       const system = systemPrompt(run.persona as Persona);
       for (let turn = 1; turn <= run.max_turns; turn += 1) {
         if (signal.aborted || !(await isRunning(sessionId))) return;
+        await requireRequester(local.requester);
         const reply = await deps.model().next({ system, messages, signal });
         const said = reply.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim();
         const uses = reply.content.flatMap((block) => (block.type === 'tool_use' ? [block] : []));
         if (uses.length === 0) {
           if (reply.stop_reason === 'refusal') throw new RunFailure('the model refused the task');
-          await end(sessionId, 'completed', { turns: turn - 1, final_answer: guardText(said || '(the model finished without a report)') });
+          await finish('completed', { turns: turn - 1, final_answer: guardText(said || '(the model finished without a report)') });
           return;
         }
 
@@ -199,14 +259,16 @@ export function createComputerUseRuns(deps: RunDeps) {
           for (const action of actions) {
             unit.emit({ type: 'computer_use.action', subject: sessionId, occurred_at: at, data: { session_id: sessionId, turn, ...ledgerForm(action) } });
           }
+          emitBlocked(unit, turn);
           return true;
         });
         if (!recorded || signal.aborted) return;
+        turnsDone = turn;
         messages.push({ role: 'assistant', content: reply.content as ModelContentBlock[] });
         messages.push({ role: 'user', content: results });
         forgetOldScreenshots(messages);
       }
-      await end(sessionId, 'max_turns_reached', { turns: run.max_turns });
+      await finish('max_turns_reached', { turns: run.max_turns });
     } catch (error) {
       if (signal.aborted || (error instanceof ModelCallError && error.canceled)) {
         // Canceled (the cancel wrote the end) or shut down (close() writes it).
@@ -214,10 +276,44 @@ export function createComputerUseRuns(deps: RunDeps) {
       }
       const reason = error instanceof RunFailure || error instanceof ModelCallError ? error.message : `the run stopped on an unexpected error (${firstLine(error)})`;
       if (!(error instanceof RunFailure || error instanceof ModelCallError)) deps.log(error, 'computer-use run failed');
-      await end(sessionId, 'failed', { failure_reason: guardText(reason) });
+      await finish('failed', { failure_reason: guardText(reason) });
     } finally {
-      await session?.close().catch(() => undefined);
+      await release();
     }
+  }
+
+  /**
+   * The run's own console credential: an API key of the requester's organisation and tier, holding
+   * `registry:admin` (the console's sign-in needs it) and `registry:read`, and `registry:write` only for
+   * a persona that may act; never more than the requester holds. It expires when the run's turns could
+   * last no longer, and is revoked when the run ends. Its creation is one of the run's ledger entries.
+   */
+  async function mintCredential(local: LocalRun, run: RunRow): Promise<{ keyId: string; rawKey: string }> {
+    const wanted: Scope[] = personaMayAct(run.persona) ? ['registry:read', 'registry:write', 'registry:admin'] : ['registry:read', 'registry:admin'];
+    const scopes = wanted.filter((scope) => local.requester.scopes.includes(scope));
+    const lifetimeMs = run.max_turns * (deps.modelTimeoutSeconds + 60) * 1000;
+    return writeRun(local.sessionId, async (unit) => {
+      const key = await deps.apiKeys.create(unit, systemContext(clock), {
+        org_id: local.requester.orgId ?? 'computer-use',
+        display_name: `computer-use run ${local.sessionId} (${run.persona})`,
+        tier: local.requester.tier ?? 'enterprise',
+        scopes,
+        expires_at: new Date(clock.now().getTime() + lifetimeMs).toISOString(),
+      });
+      return { keyId: key.key_id, rawKey: key.raw_key };
+    });
+  }
+
+  async function revokeCredential(sessionId: string, keyId: string): Promise<void> {
+    await writeRun(sessionId, (unit) => deps.apiKeys.revoke(unit, systemContext(clock), keyId)).catch((error: unknown) => deps.log(error, 'could not revoke a computer-use run\'s credential'));
+  }
+
+  /** A run stops once the credential that asked for it is revoked or expired (API keys; a token's expiry is its own). */
+  async function requireRequester(requester: RunRequester): Promise<void> {
+    if (requester.kind !== 'api_key') return;
+    const key = await findApiKey(storage.db, requester.credentialId);
+    const at = clock.now().toISOString();
+    if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= at)) throw new RunFailure(REQUESTER_REVOKED);
   }
 
   async function isRunning(sessionId: string): Promise<boolean> {
@@ -288,9 +384,9 @@ export function createComputerUseRuns(deps: RunDeps) {
     },
 
     /** Queues a committed run; it starts once fewer than `COMPUTER_USE_MAX_RUNS` run here. */
-    begin(sessionId: string, credential: string | undefined): void {
+    begin(sessionId: string, requester: RunRequester): void {
       if (closed) return;
-      waiting.push({ sessionId, credential, controller: new AbortController() });
+      waiting.push({ sessionId, requester, controller: new AbortController() });
       pump();
     },
 
@@ -356,7 +452,8 @@ export type ComputerUseRuns = ReturnType<typeof createComputerUseRuns>;
 
 class RunFailure extends Error {}
 
-const CREDENTIAL_REFUSED = 'the console asked for sign-in and did not accept the credential of the request';
+const CREDENTIAL_REFUSED = "the console asked for sign-in and did not accept the run's credential";
+const REQUESTER_REVOKED = 'the credential that asked for the run was revoked or has expired';
 
 /** Keeps the sequence numbers of the events `unit` emits with the run, in the same transaction: its ledger entries. */
 function keepEventSeqs(unit: WriteUnit, sessionId: string): void {
@@ -388,11 +485,29 @@ type Capture = { png: Buffer; sha256: string; stored: string | null };
 
 /** The page as PNG; kept only when the text on the page passes the PHI guard. */
 async function capture(session: ConsoleSession): Promise<Capture> {
-  const png = await session.page.screenshot({ type: 'png' });
+  const png = await screenshotSettled(session.page);
   const text = await session.page.evaluate(() => document.body?.innerText ?? '').catch(() => '');
   const withheld = scanTextForPhi(text).length > 0;
   return { png, sha256: sha256(png), stored: withheld ? null : png.toString('base64') };
 }
+
+/**
+ * A screenshot, taken again once the page has loaded when a navigation was under way (a page that
+ * submits or redirects itself): Chromium cannot capture a page between two documents, and a capture
+ * begun as one commits can wait on a frame that never comes, so each try is short.
+ */
+async function screenshotSettled(page: DrivenPage['page']): Promise<Buffer> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await page.screenshot({ type: 'png', timeout: SCREENSHOT_TRY_MS });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await page.waitForLoadState('load', { timeout: SCREENSHOT_TRY_MS }).catch(() => undefined);
+    }
+  }
+}
+
+const SCREENSHOT_TRY_MS = 5_000;
 
 /** Free text as it may be stored: itself, or a note naming what the PHI guard found. */
 function guardText(text: string): string {
@@ -422,6 +537,22 @@ function describeAction(input: ToolInput): Omit<RunAction, 'screenshot_sha256'> 
 function ledgerForm(action: RunAction): Record<string, unknown> {
   const { text: _text, keys: _keys, error, ...rest } = action;
   return { ...rest, ...(error ? { failed: true } : {}) };
+}
+
+/**
+ * A refused request as the ledger records it: its kind, and its origin (a tunnel's `host:port`) and
+ * full address as digests only, as the ledger keeps every address.
+ */
+function ledgerBlocked(blocked: BlockedRequest): Record<string, unknown> {
+  let origin = blocked.url.replace(/^\/\//, '');
+  if (blocked.kind !== 'tunnel') {
+    try {
+      origin = new URL(blocked.url).origin;
+    } catch {
+      // an address no parser reads: its digest is the address itself
+    }
+  }
+  return { blocked_kind: blocked.kind, origin_sha256: sha256(origin), url_sha256: sha256(blocked.url) };
 }
 
 /** The page's address, which a screenshot of the page alone (no address bar) does not show. */

@@ -7,9 +7,11 @@ import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../../core/storage/database.ts';
+import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { createComputerUseModel, type ComputerUseModel } from './computer-use-model.ts';
 import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
 import { createConsoleBrowser, SignInRefused } from './console-browser.ts';
+import { BLOCKED_HEADER } from './origin-guard-proxy.ts';
 
 /** The nine console pages (contract §12). */
 export const CONSOLE_PAGES = ['dashboard', 'agents', 'trust', 'federation', 'routing', 'audit', 'alerts', 'diagnostics', 'settings'] as const;
@@ -21,6 +23,8 @@ export type ComputerUseDeps = {
   config: Config;
   storage: Storage;
   clock: Clock;
+  /** Mints each run's own console credential (computer-use-runs.ts). */
+  apiKeys: ApiKeyService;
   /** This registry instance, and whether another one still runs (instance-heartbeat.ts). */
   instanceId: string;
   isInstanceLive: (instanceId: string) => Promise<boolean>;
@@ -42,7 +46,8 @@ export function createComputerUseService(deps: ComputerUseDeps) {
       .map((origin) => origin.trim())
       .filter(Boolean)
       .map((origin) => new URL(origin).origin);
-    return listed.length > 0 ? listed : [consoleOrigin];
+    // The console is always one of them: it is what computer use opens, and where it signs in.
+    return [...new Set([consoleOrigin, ...listed])];
   }
 
   /** What is missing for `needs` here: 503 DEPENDENCY_UNAVAILABLE names it with an install hint. */
@@ -57,9 +62,20 @@ export function createComputerUseService(deps: ComputerUseDeps) {
     throw new WardError('DEPENDENCY_UNAVAILABLE', `Computer use is not available here: ${hints.join('; ')}.`, { missing, hint: hints.join('; ') });
   }
 
-  /** `base` as an origin, refused (422 URL_NOT_ALLOWED) unless computer use may open it. */
-  function checkOrigin(base: string, pointer: string): string {
-    const origin = new URL(base).origin;
+  /**
+   * `base` as an origin, refused unless computer use may open it: 422 URL_NOT_ALLOWED off the list,
+   * 422 VALIDATION_ERROR when it is no address a browser can open at all (`http://host:1.evil/`).
+   */
+  function checkOrigin(base: string, pointer: string, place: 'body' | 'query' = 'body'): string {
+    let origin: string;
+    try {
+      origin = new URL(base).origin;
+    } catch {
+      origin = 'null';
+    }
+    if (origin === 'null') {
+      throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: place, pointer, reason: 'must be an http(s) URL a browser can open' }] });
+    }
     const allowed = allowedOrigins();
     if (!allowed.includes(origin)) {
       throw new WardError('URL_NOT_ALLOWED', `${origin} is not an origin computer use may open.`, { pointer, origin, allowed });
@@ -76,6 +92,9 @@ export function createComputerUseService(deps: ComputerUseDeps) {
     instanceId: deps.instanceId,
     isInstanceLive: deps.isInstanceLive,
     allowedOrigins,
+    consoleOrigin: () => consoleOrigin,
+    apiKeys: deps.apiKeys,
+    modelTimeoutSeconds: config.COMPUTER_USE_MODEL_TIMEOUT_SECONDS,
     log: deps.log,
   });
 
@@ -107,21 +126,34 @@ export function createComputerUseService(deps: ComputerUseDeps) {
     requireDependencies,
     checkOrigin,
 
-    /** A PNG of one console page at the fixed viewport, signed in with the caller's own credential. */
+    /**
+     * A PNG of one console page at the fixed viewport, signed in to the console (and only the console)
+     * with the caller's own credential. A page that redirects off the allowed origins is refused, not
+     * pictured.
+     */
     async screenshot(input: { page: ConsolePage; baseUrl?: string | undefined; credential?: string | undefined }): Promise<Buffer> {
-      const origin = checkOrigin(input.baseUrl ?? consoleOrigin, '/base_url');
+      const origin = checkOrigin(input.baseUrl ?? consoleOrigin, '/base_url', 'query');
       requireDependencies(['browser']);
       let session: Awaited<ReturnType<typeof browser.open>>;
       try {
-        session = await browser.open({ origin, allowedOrigins: allowedOrigins(), credential: input.credential });
+        session = await browser.open({ consoleOrigin, allowedOrigins: allowedOrigins(), credential: input.credential });
       } catch (error) {
-        if (error instanceof SignInRefused) throw credentialRefused(origin);
-        throw unreachable(origin, error);
+        if (error instanceof SignInRefused) throw credentialRefused(consoleOrigin);
+        throw unreachable(consoleOrigin, error);
       }
       try {
         const response = await session.page.goto(new URL(`/${input.page}`, origin).href, { waitUntil: 'load' }).catch((error: unknown) => {
           throw unreachable(origin, error);
         });
+        const refusedHop = response?.headers()[BLOCKED_HEADER];
+        if (refusedHop !== undefined) {
+          const hop = session.blocked.findLast((blocked) => blocked.kind === refusedHop);
+          throw new WardError('URL_NOT_ALLOWED', `The page at ${origin} led off the origins computer use may open; nothing was pictured.`, {
+            pointer: '/base_url',
+            origin: hop ? originOf(hop.url) : null,
+            allowed: allowedOrigins(),
+          });
+        }
         if (!response || new URL(session.page.url()).pathname === '/sign-in') throw credentialRefused(origin);
         return await session.page.screenshot({ type: 'png' });
       } finally {
@@ -144,4 +176,12 @@ function credentialRefused(origin: string): WardError {
 function unreachable(origin: string, error: unknown): WardError {
   const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
   return new WardError('DEPENDENCY_UNAVAILABLE', `The console at ${origin} could not be opened (${reason}).`, { url: origin });
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }

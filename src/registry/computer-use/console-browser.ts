@@ -1,20 +1,22 @@
 /**
  * The browser computer use drives (docs/computer-use.md): Debian's Chromium through playwright-core,
  * launched once and lazily, never downloaded. Each use gets its own browser context (no cookies or
- * storage shared between runs) with a fixed viewport, and every request the page makes to an origin
- * outside the allowed list is aborted in the browser: a model steered towards the cloud metadata
- * address or a loopback service reaches nothing.
+ * storage shared between runs) with a fixed viewport, and all of its traffic goes through a proxy of
+ * its own that refuses every hop to an origin outside the allowed list (origin-guard-proxy.ts): a
+ * model steered towards the cloud metadata address or a loopback service, by a link, a script or a
+ * redirect, reaches nothing.
  */
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startOriginGuardProxy, type BlockedRequest } from './origin-guard-proxy.ts';
 import { CONSOLE_PERSONA_HEADER } from './personas.ts';
 
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 
 export type ConsoleSession = {
   readonly page: Page;
-  /** Requests the page tried to make outside the allowed origins, in order (URLs). */
-  readonly blocked: readonly string[];
+  /** Requests refused on the way out, in order: to an origin off the list, a redirect there, a tunnel. */
+  readonly blocked: readonly BlockedRequest[];
   close(): Promise<void>;
 };
 
@@ -36,7 +38,21 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
           headless,
           // Root in a container has no user namespace for Chromium's sandbox; the page is confined by
           // the origin filter below, not by the sandbox.
-          args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            // Chromium's own calls home (form autofill hints, safe-browsing pings, translation) would
+            // go through the origin guard too, and be refused and recorded as the run's: none are made.
+            '--disable-features=AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,CertificateTransparencyComponentUpdater',
+            '--disable-client-side-phishing-detection',
+            '--disable-domain-reliability',
+            '--no-pings',
+          ],
         }),
       )
       .catch((error: unknown) => {
@@ -52,35 +68,67 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
     installed: () => existsSync(options.chromiumPath),
 
     /**
-     * A fresh context on `origin`, signed in to the console with `credential` when the console asks
-     * for it (a console open without sign-in is left as it is). With `persona`, every request the
-     * context sends carries it in `CONSOLE_PERSONA_HEADER`, whatever a page asked for.
+     * A fresh context whose every request goes through its own origin-guard proxy
+     * (origin-guard-proxy.ts), signed in to the console with `credential` when the console asks for
+     * it (a console open without sign-in is left as it is). The credential is posted to the console's
+     * sign-in from here, never typed into a page: no page, script or model sees it, and no other
+     * origin receives it or the session cookie it buys. With `persona`, every request to the console
+     * carries it in `CONSOLE_PERSONA_HEADER`, whatever a page asked for.
      */
     async open(session: {
-      origin: string;
+      consoleOrigin: string;
       allowedOrigins: readonly string[];
-      credential?: string | undefined;
+      /** The credential, or what mints it: asked for only when the console shows its sign-in form. */
+      credential?: string | (() => Promise<string>) | undefined;
       persona?: string | undefined;
       headless?: boolean | undefined;
     }): Promise<ConsoleSession> {
-      const context: BrowserContext = await (await browser(session.headless ?? true)).newContext({ viewport: VIEWPORT, timezoneId: 'UTC', serviceWorkers: 'block' });
-      const blocked: string[] = [];
+      const blocked: BlockedRequest[] = [];
+      const proxy = await startOriginGuardProxy({
+        allowedOrigins: session.allowedOrigins,
+        consoleOrigin: session.consoleOrigin,
+        persona: session.persona,
+        personaHeader: CONSOLE_PERSONA_HEADER,
+        onBlocked: (request) => blocked.push(request),
+      });
+      let context: BrowserContext;
+      try {
+        context = await (await browser(session.headless ?? true)).newContext({
+          viewport: VIEWPORT,
+          timezoneId: 'UTC',
+          serviceWorkers: 'block',
+          acceptDownloads: false,
+          proxy: { server: proxy.server },
+        });
+      } catch (error) {
+        await proxy.close();
+        throw error;
+      }
+      const close = async () => {
+        await context.close().catch(() => undefined);
+        await proxy.close();
+      };
+      // The first hop of each request, refused before it leaves the browser; every later hop (a
+      // redirect's) is the proxy's to check.
       await context.route('**/*', async (route) => {
         const request = route.request();
         const url = request.url();
         if (!isAllowed(url, session.allowedOrigins)) {
-          blocked.push(url);
+          blocked.push({ url, kind: 'request' });
           return route.abort('blockedbyclient');
         }
-        if (session.persona === undefined) return route.continue();
+        if (session.persona === undefined || originOf(url) !== session.consoleOrigin) return route.continue();
         return route.continue({ headers: { ...(await request.allHeaders()), [CONSOLE_PERSONA_HEADER]: session.persona } });
       });
       try {
+        if (session.credential) {
+          await signIn(context, session.consoleOrigin, session.credential, session.persona);
+          for (const cookie of await context.cookies(session.consoleOrigin)) proxy.consoleCookies.add(cookie.name);
+        }
         const page = await context.newPage();
-        if (session.credential) await signIn(page, session.origin, session.credential);
-        return { page, blocked, close: () => context.close() };
+        return { page, blocked, close };
       } catch (error) {
-        await context.close();
+        await close();
         throw error;
       }
     },
@@ -106,17 +154,30 @@ export function isAllowed(url: string, allowedOrigins: readonly string[]): boole
 /** The console answered the sign-in form without admitting the credential (unknown, revoked, not an admin's). */
 export class SignInRefused extends Error {}
 
-/** Signs in at the console's form; a console that opens without sign-in redirects away from it. */
-async function signIn(page: Page, origin: string, credential: string): Promise<void> {
-  await page.goto(new URL('/sign-in', origin).href);
-  if (new URL(page.url()).pathname !== '/sign-in') return;
-  await page.locator('#credential').fill(credential);
+/**
+ * Signs in at the console's own sign-in form, from here rather than from a page: the form is read for
+ * its CSRF token and posted with the credential, and the session cookie the console answers with lands
+ * in the context's jar (HttpOnly: no page script reads it). A console that opens without sign-in
+ * redirects away from its form, and is left as it is.
+ */
+async function signIn(context: BrowserContext, consoleOrigin: string, credential: string | (() => Promise<string>), persona: string | undefined): Promise<void> {
+  const url = new URL('/sign-in', consoleOrigin).href;
+  const headers: Record<string, string> = persona === undefined ? {} : { [CONSOLE_PERSONA_HEADER]: persona };
+  const form = await context.request.get(url, { maxRedirects: 0, headers });
+  if (form.status() >= 300 && form.status() < 400) return;
+  const csrf = /<input[^>]*name="_csrf"[^>]*value="([^"]*)"/.exec(await form.text())?.[1];
+  if (form.status() !== 200 || csrf === undefined) throw new SignInRefused(`the console's sign-in form could not be read (${form.status()})`);
   // The console answers 303 to the next page when it admits the credential, and the form again (401,
-  // 403) when it does not: the answer to the post says which at once.
-  const [answer] = await Promise.all([
-    page.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/sign-in'),
-    page.locator('form[action="/sign-in"] button[type="submit"]').click(),
-  ]);
+  // 403) when it does not.
+  const secret = typeof credential === 'string' ? credential : await credential();
+  const answer = await context.request.post(url, { form: { _csrf: csrf, credential: secret, next: '/dashboard' }, maxRedirects: 0, headers: { ...headers, origin: consoleOrigin } });
   if (answer.status() !== 303) throw new SignInRefused(`the console refused the credential at sign-in (${answer.status()})`);
-  await page.waitForURL((url) => url.pathname !== '/sign-in');
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'computer_use.requested',
   'computer_use.started',
   'computer_use.action',
+  'computer_use.blocked',
   'computer_use.ended',
 ] as const;
 

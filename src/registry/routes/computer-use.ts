@@ -2,6 +2,7 @@ import { registryRoutePlugin } from '../http/route-plugin.ts';
 import type { FastifyRequest } from 'fastify';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import type { ComputerUseService } from '../computer-use/computer-use-service.ts';
+import type { RunRequester } from '../computer-use/computer-use-runs.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
 import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
 import {
@@ -47,7 +48,7 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
         return { status: 202, headers: { location: `/v1/admin/computer-use/runs/${run.session_id}` }, body: { session_id: run.session_id, status: run.status } };
       });
       // A replay answers what the first request stored; only the first starts the run.
-      if (!outcome.replayed) computerUse.runs.begin((outcome.body as { session_id: string }).session_id, presentedCredential(request));
+      if (!outcome.replayed) computerUse.runs.begin((outcome.body as { session_id: string }).session_id, requesterOf(request));
       return sendOutcome(reply, outcome);
     },
   );
@@ -127,6 +128,12 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
     },
   );
 });
+
+/** Who asked for a run: the run mints its own credential from this, and keeps none of theirs. */
+function requesterOf(request: FastifyRequest): RunRequester {
+  const { principal, scopes, pricingTier } = request.caller;
+  return { kind: principal.kind, credentialId: principal.credentialId, orgId: principal.orgId, scopes: [...scopes], tier: pricingTier?.name };
+}
 
 /** The API key or bearer token this request came with, to sign the browser in to the console as the same caller. */
 function presentedCredential(request: FastifyRequest): string | undefined {

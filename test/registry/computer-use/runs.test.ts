@@ -249,7 +249,7 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
 
     const run = await waitForRun(stack, second);
     assert.equal(run.status, 'failed');
-    assert.equal(run.failure_reason, 'the console asked for sign-in and did not accept the credential of the request');
+    assert.equal(run.failure_reason, 'the credential that asked for the run was revoked or has expired');
     assert.equal(run.turns.length, 0, 'nothing was seen or done');
     assert.equal(model.requests.length, 1, 'the model was never asked for it');
   });

@@ -104,13 +104,13 @@ describe('computer use: screenshot of a console page', NEEDS_CHROMIUM, () => {
     });
     const browser = createConsoleBrowser({ chromiumPath: CHROMIUM });
     t.after(() => browser.close());
-    const session = await browser.open({ origin: siteOrigin, allowedOrigins: [siteOrigin] });
+    const session = await browser.open({ consoleOrigin: siteOrigin, allowedOrigins: [siteOrigin] });
     t.after(() => session.close());
     await session.page.goto(siteOrigin);
     await session.page.waitForFunction('document.title !== "probe"');
     assert.equal(await session.page.title(), 'blocked');
     assert.equal(reached, 0);
-    assert.ok(session.blocked.some((url) => url.startsWith(`${otherOrigin}/steal`)));
-    assert.ok(session.blocked.some((url) => url.startsWith(`${otherOrigin}/pixel.png`)));
+    assert.ok(session.blocked.some(({ url }) => url.startsWith(`${otherOrigin}/steal`)));
+    assert.ok(session.blocked.some(({ url }) => url.startsWith(`${otherOrigin}/pixel.png`)));
   });
 });
