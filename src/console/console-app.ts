@@ -24,6 +24,7 @@ import { consolePages } from './pages/index.ts';
 import { html } from './views/html.ts';
 import { sendPage } from './views/send-page.ts';
 import { clientErrorAnswer } from '../core/http/client-error.ts';
+import { errorEnvelope } from '../core/errors.ts';
 
 export type ConsoleOptions = {
   config: ConsoleConfig;
@@ -65,8 +66,14 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: 64 * 1024,
     // Errors raised before routing get a short page of our own, never Fastify's or Node's text with the URL in it.
-    frameworkErrors: (_error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => void reply.code(400).type('text/html; charset=utf-8').send(plainPage(400)),
-    clientErrorHandler: clientErrorAnswer((status) => ({ contentType: 'text/html; charset=utf-8', body: plainPage(status) })),
+    frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.code(400).headers(REFUSAL_HEADERS);
+      if (prefersJson(request.headers.accept)) void reply.type('application/json').send(errorEnvelope('BAD_REQUEST', 'The address or the request is malformed.', {}, null));
+      else void reply.type('text/html; charset=utf-8').send(plainPage(400));
+    },
+    // Before any request exists there is no Accept header to read (431: it may be the header that
+    // overflowed): a page, with the headers every console page carries.
+    clientErrorHandler: clientErrorAnswer((status) => ({ contentType: 'text/html; charset=utf-8', body: plainPage(status), headers: REFUSAL_HEADERS })),
     // Forwarded headers only from the configured proxies (X-Forwarded-Proto decides Secure cookies).
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
   });
@@ -134,6 +141,37 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
  * A page for a request refused before routing: the console's look (its stylesheet, header and problem
  * box) without its script or session, and nothing of the request.
  */
+/**
+ * What every console answer carries, the earliest refusals included (they are sent before the
+ * security plugin runs): the page policy, no framing, no sniffing, no caching.
+ */
+const REFUSAL_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': Object.entries(CONSOLE_CSP)
+    .map(([directive, sources]) => `${directive} ${sources.join(' ')}`)
+    .join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+  'referrer-policy': 'same-origin',
+};
+
+/** Whether an Accept header ranks JSON above HTML (a script or a client, not a person's browser). */
+function prefersJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const weight = (type: string) =>
+    Math.max(
+      -1,
+      ...accept.split(',').flatMap((part) => {
+        const [media, ...parameters] = part.trim().toLowerCase().split(';');
+        if (media?.trim() !== type) return [];
+        const q = parameters.map((parameter) => /^\s*q=([\d.]+)\s*$/.exec(parameter)?.[1]).find(Boolean);
+        return [q === undefined ? 1 : Number(q)];
+      }),
+    );
+  const json = weight('application/json');
+  return json > 0 && json >= weight('text/html');
+}
+
 function plainPage(status: 400 | 431): string {
   const what = status === 431 ? "Its headers are too large (often too many or too large cookies: clear this site's cookies)." : 'The address or the request is malformed.';
   return (

@@ -8,7 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
-export type ClientErrorBody = { readonly contentType: string; readonly body: string };
+export type ClientErrorBody = { readonly contentType: string; readonly body: string; readonly headers?: Readonly<Record<string, string>> };
 
 /** 431 for headers over the limit, 400 for anything else the parser refuses. */
 export function clientErrorStatus(error: { code?: string }): 400 | 431 {
@@ -23,9 +23,10 @@ export function clientErrorAnswer(bodyFor: (status: 400 | 431) => ClientErrorBod
       return;
     }
     const status = clientErrorStatus(error);
-    const { contentType, body } = bodyFor(status);
+    const { contentType, body, headers = {} } = bodyFor(status);
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nconnection: close\r\ncontent-type: ${contentType}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nconnection: close\r\ncontent-type: ${contentType}\r\n${extra}` +
         `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
   };

@@ -94,7 +94,49 @@ describe('errors before routing are answered in the envelope', () => {
         assert.match(/\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1] ?? '', contentType, `${server}, ${name}`);
         if (server !== 'console') assert.equal(JSON.parse(body).error.code, -32600, `${server}, ${name}`);
         assert.doesNotMatch(answer, /943|aaaaaaaa/, `${server}, ${name}: nothing of the request is echoed`);
+        if (server === 'console') {
+          // Issue 28, item 5: the earliest refusals carry what every console page carries.
+          assert.match(head, /\r\ncontent-security-policy: default-src 'none';[^\r]*frame-ancestors 'none'/i, `${name}: CSP`);
+          assert.match(head, /\r\nx-frame-options: DENY/i, `${name}: no framing`);
+          assert.match(head, /\r\nx-content-type-options: nosniff/i, `${name}: no sniffing`);
+          assert.match(head, /\r\ncache-control: no-store/i, `${name}: not cached`);
+        }
       }
     }
+  });
+
+  // Issue 28, item 5: a caller that asked for JSON got the console's HTML page; and the gateway's 413
+  // named Fastify's internal error code (FST_ERR_CTP_BODY_TOO_LARGE).
+  test('the console answers JSON to a caller that prefers it; the gateway names no framework internals', async (t) => {
+    const [registry] = await startRegistries(testScope(t), 'sqlite');
+    const console = await startConsoleFor(testScope(t), (registry as { baseUrl: string }).baseUrl);
+    const port = Number(new URL(console.url).port);
+    for (const [accept, json] of [
+      ['application/json', true],
+      ['application/json, text/html;q=0.5', true],
+      ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', false],
+      ['text/html, application/json;q=0.1', false],
+    ] as const) {
+      const answer = await exchange(port, `GET /agents/NHS%20943%zz HTTP/1.1\r\nhost: x\r\naccept: ${accept}\r\nconnection: close\r\n\r\n`);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 400/, accept);
+      assert.match(head, /\r\nx-content-type-options: nosniff/i, accept);
+      assert.match(head, /\r\ncontent-security-policy: /i, accept);
+      if (json) {
+        assert.match(/\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1] ?? '', /^application\/json/, accept);
+        assert.equal(JSON.parse(body).error.code, 'BAD_REQUEST', accept);
+      } else {
+        assert.match(/\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1] ?? '', /^text\/html/, accept);
+      }
+      assert.doesNotMatch(answer, /943/);
+    }
+
+    const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
+    const big = await fetch(`${gateway.url}/rpc/probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }) });
+    assert.equal(big.status, 413);
+    const text = await big.text();
+    assert.doesNotMatch(text, /FST_|ERR_/, 'no framework code in the answer');
+    assert.equal(JSON.parse(text).error.code, -32600);
+    assert.match(JSON.parse(text).error.data.reason, /larger than this server accepts/);
   });
 });
