@@ -140,7 +140,7 @@ const NUMBER_WORD = '(?:number|num|no|#)';
 // a gap is needed unless the identifier starts with a digit ("MRN12345"), so "MRNs" stays prose.
 const MRN_LABELLED = new RegExp(
   `${LABEL_START}(?:mrn|medical[\\s_-]{0,2}record[\\s_-]{0,2}${NUMBER_WORD}|patient[\\s_-]{0,2}(?:id|identifier|${NUMBER_WORD})` +
-    `|hospital[\\s_-]{0,2}${NUMBER_WORD}|case[\\s_-]{0,2}${NUMBER_WORD}|med(?:ical)?\\.?[\\s_-]{0,2}rec(?:ord)?\\.?[\\s_-]{0,2}${NUMBER_WORD}\\.?` +
+    `|hosp(?:ital)?\\.?[\\s_-]{0,2}(?:${NUMBER_WORD}|id|ref(?:erence)?)\\.?|case[\\s_-]{0,2}${NUMBER_WORD}|med(?:ical)?\\.?[\\s_-]{0,2}rec(?:ord)?\\.?[\\s_-]{0,2}${NUMBER_WORD}\\.?` +
     `|(?:chart|unit)[\\s_-]{0,2}${NUMBER_WORD}|chi(?:[\\s_-]{0,2}${NUMBER_WORD})?|medicare(?:[\\s_-]{0,2}card)?(?:[\\s_-]{0,2}${NUMBER_WORD})?` +
     `|(?:insurance|subscriber|member|policy[\\s_-]{0,2}holder)[\\s_-]{0,2}(?:member[\\s_-]{0,2})?(?:id|${NUMBER_WORD}))` +
     `(?:[\\s:#=.'"-]{1,6}(?:(?:is|was)\\s{1,3})?|(?=\\d))(\\d{1,10}(?: \\d{1,10}){0,4}|[A-Za-z0-9][\\w/.-]{0,39})`,
@@ -310,7 +310,7 @@ export const TEXT_DETECTORS: readonly PhiTextDetector[] = [
 
 // Keys compared with case, `_`, `-`, spaces etc. removed: `nhs_number`, `NHSNumber`, `nhs-no` all match.
 const LABELLED_KEYS: ReadonlyMap<string, PhiDetectorName> = new Map<string, PhiDetectorName>([
-  ...['ssn', 'socialsecurity', 'socialsecuritynumber', 'socialsecurityno', 'patientssn'].map(
+  ...['ssn', 'ssnnumber', 'ssnno', 'socialsecurity', 'socialsecuritynumber', 'socialsecurityno', 'patientssn'].map(
     (k) => [k, 'us_ssn'] as const,
   ),
   ...['nhsnumber', 'nhsno', 'nhsnum', 'patientnhsnumber'].map((k) => [k, 'uk_nhs_number'] as const),
@@ -322,6 +322,14 @@ const LABELLED_KEYS: ReadonlyMap<string, PhiDetectorName> = new Map<string, PhiD
     'patientnumber',
     'patientmrn',
     'hospitalnumber',
+    'hospitalno',
+    'hospitalnum',
+    'hospitalid',
+    'hospitalref',
+    'hospno',
+    'hospnumber',
+    'hospnum',
+    'hospid',
     'chinumber',
     'chi',
     'medicarenumber',
@@ -330,16 +338,37 @@ const LABELLED_KEYS: ReadonlyMap<string, PhiDetectorName> = new Map<string, PhiD
     'memberid',
     'subscriberid',
   ].map((k) => [k, 'mrn'] as const),
-  ...['dob', 'dateofbirth', 'birthdate', 'patientdob', 'patientbirthdate', 'fechadenacimiento', 'datedenaissance', 'geburtsdatum', 'datadinascita', 'geboortedatum'].map(
+  ...['dob', 'dateofbirth', 'birthdate', 'birthday', 'born', 'bornon', 'patientdob', 'patientbirthdate', 'fechadenacimiento', 'datedenaissance', 'geburtsdatum', 'datadinascita', 'geboortedatum'].map(
     (k) => [k, 'date_of_birth'] as const,
   ),
 ]);
 const KEY_NOISE = /[^a-z0-9]/g;
 
-/** The detector an object key or query parameter name stands for (`ssn`, `nhs_number`, `dob`…), if any. */
+/** The detector a key names as a whole (`nhs_number`, `DOB`), without reading its last words. */
+export function exactLabel(key: string): PhiDetectorName | undefined {
+  return key.length > 40 ? undefined : LABELLED_KEYS.get(key.toLowerCase().replace(KEY_NOISE, ''));
+}
+
+const KEY_TOKEN_SPLIT = /[^a-z0-9]+/;
+// Every labelled key ends with one of these words: a key holding none is not split into words at all.
+const MAY_END_IN_LABEL = /(?:ssn|security|nhs|no|num|number|mrn|id|identifier|dob|birth|date|born|on|birthday|chi|ref)$/i;
+
+/**
+ * The detector an object key or query parameter name stands for (`ssn`, `nhs_number`, `dob`…), if
+ * any: the whole key, or its last words (`member_ssn`, `subjectNhsNumber`, `guarantor-dob`), split at
+ * word boundaries so that no label is found inside a word. A key that only begins with a label
+ * (`patient_id_length`, `dob_format`) describes something else.
+ */
 export function labelledKeyDetector(key: string): PhiDetectorName | undefined {
   if (key.length > 40) return undefined;
-  return LABELLED_KEYS.get(key.toLowerCase().replace(KEY_NOISE, ''));
+  const whole = LABELLED_KEYS.get(key.toLowerCase().replace(KEY_NOISE, ''));
+  if (whole !== undefined || !MAY_END_IN_LABEL.test(key)) return whole;
+  const words = key.replace(CAMEL_HUMP, '$1 $2').toLowerCase().split(KEY_TOKEN_SPLIT).filter(Boolean);
+  for (let first = 1; first < words.length; first += 1) {
+    const label = LABELLED_KEYS.get(words.slice(first).join(''));
+    if (label !== undefined) return label;
+  }
+  return undefined;
 }
 
 /**

@@ -5,11 +5,14 @@
  */
 import {
   TEXT_DETECTORS,
+  containsFhirPatientData,
+  exactLabel,
   isFhirPatientDataResource,
   isLabelledValueHit,
   labelledKeyDetector,
   type PhiDetectorName,
 } from './detectors.ts';
+import { arrayRuns, identifierHits, numberIdentifier, urlPathHits } from './identifier-shapes.ts';
 import { normaliseText, readings } from './normalise.ts';
 
 /** One hit: which detector fired and the JSON pointer of the value (or of the value under the key) that held it. */
@@ -24,6 +27,8 @@ export type PhiScanOptions = {
 
 export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_MAX_FINDINGS = 20;
+/** How deep, past the scan's own bound, a body is swept for a patient's FHIR resource (iteratively). */
+const DEEP_SWEEP_DEPTH = 10_000;
 /** JSON inside a string inside a string… is read this many levels deep. */
 const MAX_JSON_IN_STRINGS = 2;
 
@@ -71,6 +76,8 @@ function scanText(state: ScanState, text: string, pointer: string, key: string |
       if (detector.test(reading, context)) add(state, detector.name, pointer);
     }
   }
+  // A URL's path and query read as label/value pairs (`…/patients/mrn/00482913`).
+  for (const detector of urlPathHits(text)) add(state, detector, pointer);
   // JSON inside a string ("{\"ssn\": \"…\"}") is walked as JSON (at most two strings deep, and within
   // the depth bound), reported at the string's pointer.
   if (state.jsonInStrings < MAX_JSON_IN_STRINGS && text.length >= 2 && (text[0] === '{' || text[0] === '[')) {
@@ -90,9 +97,18 @@ function scanText(state: ScanState, text: string, pointer: string, key: string |
   }
 }
 
-/** The detector a short string names when it is itself a label ("DOB", "NHS number"), if any. */
+// A short value that ends with a birth label ("Jane Doe, DOB", "born on") labels the dates beside it.
+const TRAILING_BIRTH_LABEL = /(?:^|[\s,;(])(?:d\.?o\.?b\.?|date of birth|birth ?date|born(?: on)?)\s*[:#=-]?\s*$/i;
+
+/**
+ * The detector a short string names when it is itself a label ("DOB", "NHS number"), if any, or when
+ * it ends with a birth label ("Jane Doe, born on"): a name, a label and a date may come in three
+ * fields.
+ */
 function labelIn(value: unknown): PhiDetectorName | undefined {
-  return typeof value === 'string' && value.length <= 40 ? labelledKeyDetector(normaliseText(value)) : undefined;
+  if (typeof value !== 'string' || value.length > 40) return undefined;
+  const text = normaliseText(value);
+  return exactLabel(text) ?? (TRAILING_BIRTH_LABEL.test(text) ? 'date_of_birth' : undefined);
 }
 
 /**
@@ -107,17 +123,29 @@ function walk(
   key: string | undefined,
   label: PhiDetectorName | undefined,
 ): void {
-  if (isFull(state) || depth > state.maxDepth) return;
+  if (isFull(state)) return;
+  if (depth > state.maxDepth) {
+    // Below the bound nothing is read, but a patient's FHIR resource is still found (iteratively).
+    if (typeof value === 'object' && containsFhirPatientData(value, DEEP_SWEEP_DEPTH)) add(state, 'fhir_resource', pointer);
+    return;
+  }
   switch (typeof value) {
     case 'string':
       if (label !== undefined && (isLabelledValueHit(label, value) || isLabelledValueHit(label, normaliseText(value)))) add(state, label, pointer);
       scanText(state, value, pointer, key, depth);
       return;
     case 'number':
-    case 'bigint':
-      // A number is only PHI when its key says what it is; unlabelled counts, sizes and epochs are not.
-      if (label !== undefined && isLabelledValueHit(label, value)) add(state, label, pointer);
+    case 'bigint': {
+      // A number under its own label is PHI; otherwise only when it has an identifier's shape
+      // (identifier-shapes.ts): counts, sizes and epochs are not.
+      if (label !== undefined) {
+        if (isLabelledValueHit(label, value)) add(state, label, pointer);
+        return;
+      }
+      const found = numberIdentifier(value, key, undefined);
+      if (found !== undefined) add(state, found, pointer);
       return;
+    }
     case 'object':
       break;
     default:
@@ -125,15 +153,25 @@ function walk(
   }
   if (value === null || ArrayBuffer.isView(value) || value instanceof Date) return;
   if (Array.isArray(value)) {
+    const before = state.findings.length;
     for (let i = 0; i < value.length && !isFull(state); i++) {
-      // ["DOB", "1980-03-12"]: an item that is a label labels the text item after it.
-      const previous = i > 0 && typeof value[i] === 'string' ? labelIn(value[i - 1]) : undefined;
-      walk(state, value[i], `${pointer}/${i}`, depth + 1, key, previous ?? label);
+      // ["DOB", "1980-03-12"]: an item that is a label labels the text item after it, and a number
+      // after it when the number has that identifier's shape (["SSN", 123456789]).
+      const previous = i > 0 ? labelIn(value[i - 1]) : undefined;
+      const item: unknown = value[i];
+      if (previous !== undefined && (typeof item === 'number' || typeof item === 'bigint')) {
+        const found = numberIdentifier(item, key, previous);
+        if (found !== undefined) add(state, found, `${pointer}/${i}`);
+      }
+      walk(state, item, `${pointer}/${i}`, depth + 1, key, (typeof item === 'string' ? previous : undefined) ?? label);
+    }
+    // An identifier split over items (["943", "476", "5919"]) is read whole, at the array.
+    if (state.findings.length === before) {
+      for (const run of arrayRuns(value)) for (const detector of identifierHits(run, key)) add(state, detector, pointer);
     }
     return;
   }
   if (isFhirPatientDataResource(value)) add(state, 'fhir_resource', pointer);
-  if (depth + 1 > state.maxDepth) return;
   const record = value as Record<string, unknown>;
   // {"field": "DOB", "value": "1980-03-12"}: a member whose value is a label labels its siblings.
   const labelMember = Object.keys(record).find((childKey) => labelIn(record[childKey]) !== undefined);
@@ -144,9 +182,15 @@ function walk(
     // A key holding PHI is reported at its object: the key's own pointer would spell the PHI out.
     scanText(state, childKey, pointer, undefined);
     const ownLabel = labelledKeyDetector(normaliseText(childKey));
-    // A sibling's label applies to text only: `{"field": "mrn", "max_length": 16}` describes a field.
-    const borrowed = childKey === labelMember || typeof record[childKey] !== 'string' ? undefined : siblingLabel;
-    walk(state, record[childKey], childPointer, depth + 1, childKey, ownLabel ?? borrowed);
+    // A sibling's label applies to text, and to a number only when it has that identifier's shape:
+    // `{"field": "mrn", "max_length": 16}` describes a field, `{"type": "ssn", "value": 123456789}` is one.
+    const child: unknown = record[childKey];
+    const borrowed = childKey === labelMember ? undefined : siblingLabel;
+    if (ownLabel === undefined && borrowed !== undefined && (typeof child === 'number' || typeof child === 'bigint')) {
+      const found = numberIdentifier(child, childKey, borrowed);
+      if (found !== undefined) add(state, found, childPointer);
+    }
+    walk(state, child, childPointer, depth + 1, childKey, ownLabel ?? (typeof child === 'string' ? borrowed : undefined));
   }
 }
 

@@ -3,8 +3,9 @@ import { WardError } from '../../core/errors.ts';
 import { scanForPhi, scanHeadersForPhi, scanQueryForPhi } from '../../core/phi/index.ts';
 
 /**
- * Bodies nested deeper than this are refused before scanning: the PHI scan stops descending at 64
- * levels, so without this limit PHI could hide below it. No registry body needs more than a handful.
+ * Bodies nested deeper than this are refused (after the PHI scan): the scan reads 64 levels and below
+ * that only sweeps for FHIR patient resources, so without this limit other PHI could hide there. No
+ * registry body needs more than a handful.
  */
 export const MAX_BODY_DEPTH = 32;
 
@@ -15,11 +16,8 @@ export const MAX_BODY_DEPTH = 32;
  */
 export function registerPhiGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined && exceedsDepth(request.body, MAX_BODY_DEPTH)) {
-      throw new WardError('VALIDATION_ERROR', `The body is nested deeper than ${MAX_BODY_DEPTH} levels.`, {
-        errors: [{ in: 'body', pointer: '', reason: `must not nest deeper than ${MAX_BODY_DEPTH} levels` }],
-      });
-    }
+    // PHI first, whatever else is wrong with the request: a patient's record nested past the depth
+    // limit is refused as PHI, not as a malformed body (the scan reads 64 levels and sweeps below).
     const findings = [
       ...scanQueryForPhi(freeTextQuery(request)).map((f) => ({
         detector: f.detector,
@@ -38,6 +36,11 @@ export function registerPhiGuard(app: FastifyInstance): void {
         'The request appears to carry protected health information; it was not processed.',
         { findings },
       );
+    }
+    if (request.body !== undefined && exceedsDepth(request.body, MAX_BODY_DEPTH)) {
+      throw new WardError('VALIDATION_ERROR', `The body is nested deeper than ${MAX_BODY_DEPTH} levels.`, {
+        errors: [{ in: 'body', pointer: '', reason: `must not nest deeper than ${MAX_BODY_DEPTH} levels` }],
+      });
     }
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { PhiDetectorName } from '../../../src/core/phi/index.ts';
 import { PATIENT_CONTEXT_BLOCKED, PATIENT_CONTEXT_ORDINARY } from './corpus-patient-context.ts';
+import { shapeSamples } from './corpus-shapes.ts';
 import type { BlockedSample, OrdinarySample } from './sample.ts';
 
 export type { BlockedSample, OrdinarySample } from './sample.ts';
@@ -497,6 +498,8 @@ export const BLOCKED: readonly BlockedSample[] = [
   blocked('an MRN label then its value in an array', withTags({ pairs: ['MRN', 'A0045821'] }), 'mrn', '/policy_tags/pairs/1'),
   // A person beside a health condition (corpus-patient-context.ts).
   ...PATIENT_CONTEXT_BLOCKED,
+  // Identifiers as numbers, in pieces, in URL paths, behind hospital labels; deep FHIR (corpus-shapes.ts).
+  ...shapeSamples().blocked,
 ];
 
 const ordinary = (name: string, input: unknown): OrdinarySample => ({ name, in: 'body', input });
@@ -657,4 +660,6 @@ export const ORDINARY: readonly OrdinarySample[] = [
   },
   // Names, conditions and contact details that are not about a patient (corpus-patient-context.ts).
   ...PATIENT_CONTEXT_ORDINARY,
+  // Look-alikes of the forms in corpus-shapes.ts.
+  ...shapeSamples().ordinary,
 ];
