@@ -36,15 +36,15 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], ignores: ['src/cli/**'], rules: { 'no-console': 'error' } },
-  layer('core', '(^|/)(registry|mesh|console|mcp|cli|service|client)/', 'core is shared by every part and depends on none of them.'),
-  layer('core/storage', '(^|/)(registry|mesh|console|mcp|cli|service|client)/', 'core is shared by every part and depends on none of them.', []),
-  layer('registry', '(^|/)(mesh|console|mcp|cli|service|client)/', 'The registry depends only on core.'),
+  layer('core', '(^|/)(contract|client|registry|mesh|console|mcp|cli|service)/', 'core is shared by every part and depends on none of them.'),
+  layer('core/storage', '(^|/)(contract|client|registry|mesh|console|mcp|cli|service)/', 'core is shared by every part and depends on none of them.', []),
+  layer('contract', '(^|/)(client|registry|mesh|console|mcp|cli|service)/', "The registry's wire contract stands on core alone: server and clients both import it."),
+  layer('client', '(^|/)(registry|mesh|console|mcp|cli|service)/', 'The client stands below the registry: it knows it by the contract alone.'),
+  layer('registry', '(^|/)(mesh|console|mcp|cli|service)/', 'The registry depends on core, the contract and the client (to call other registries).'),
   layer('mesh', '(^|/)(registry|console|mcp|cli|service)/', 'The mesh reaches the registry over HTTP (client), never its code.'),
   layer('mesh/storage', '(^|/)(registry|console|mcp|cli|service)/', 'The mesh reaches the registry over HTTP (client), never its code.', []),
-  layer('mcp', '(^|/)(mesh|console|cli|service)/|(^|/)registry/(?!schemas/|keys/api-key-format\\.ts)', 'The MCP server is a registry client: the wire schemas, nothing else of the registry.'),
-  layer('client', '(^|/)(mesh|console|mcp|cli|service)/|(^|/)registry/(?!schemas/)', 'The client knows the registry by its wire schemas alone.'),
-  // The console still imports some registry modules beyond the schemas (issue 18 narrows it).
-  layer('console', '(^|/)(mesh|cli|service)/', 'The console is a registry client; it does not reach the mesh or the entry points.'),
+  layer('mcp', '(^|/)(registry|mesh|console|cli|service)/', 'The MCP server is a registry client: the contract and the client, nothing of the registry.'),
+  layer('console', '(^|/)(registry|mesh|mcp|cli|service)/', 'The console is a registry client: the contract and the client, nothing of the registry or the MCP server.'),
   // The entry points assemble the parts and may import any of them, but not the database drivers.
   { files: ['src/cli/**/*.ts', 'src/service/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [nodeProtocol, sqlInStorageOnly] }] } },
   // Tests read JSON response bodies whose shape the assertions themselves check.

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { verifyTrustBundle, type TrustAnchorInput } from '../src/registry/trust/bundle-verifier.ts';
+import { verifyTrustBundle, type TrustAnchorInput } from '../src/client/trust/bundle-verifier.ts';
 import { federationUp } from '../src/service/federation-up.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);

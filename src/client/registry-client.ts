@@ -1,7 +1,7 @@
 /**
  * The one HTTP client of the registry's `/v1` API: the console, the MCP tools, the federation
  * launcher and the ledger auditor all call the registry through it, and Ward's users import it as
- * `ward/client`. Request and response shapes are the registry's own schemas (`src/registry/schemas/`),
+ * `ward/client`. Request and response shapes are the registry's own schemas (`src/contract/schemas/`),
  * so a field renamed there fails type checks here. It never throws for what the network or the
  * registry does: every outcome is a {@link RegistryAnswer}. Nothing is retried (the caller sees
  * `retryable` and decides), and redirects are not followed, so a credential only ever goes to the
@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { PublishedJwk } from '../core/crypto/key-set.ts';
 import { errorEnvelope, type ErrorEnvelope } from '../core/errors.ts';
-import type { AgentListSchema, AgentRecordSchema, ListAgentsQuery, RegisterAgentBody, UpdateAgentBody } from '../registry/schemas/agent-schemas.ts';
+import type { AgentListSchema, AgentRecordSchema, ListAgentsQuery, RegisterAgentBody, UpdateAgentBody } from '../contract/schemas/agent-schemas.ts';
 import type {
   DiscoverQuery,
   DiscoveryResponseSchema,
@@ -20,8 +20,8 @@ import type {
   RoutingResponseSchema,
   TrustAnchorSchema,
   TrustBundleSchema,
-} from '../registry/schemas/discovery-schemas.ts';
-import type { EventHistoryQuery, EventHistorySchema } from '../registry/schemas/event-schemas.ts';
+} from '../contract/schemas/discovery-schemas.ts';
+import type { EventHistoryQuery, EventHistorySchema } from '../contract/schemas/event-schemas.ts';
 import type {
   ApiKeyListSchema,
   ApiKeySchema,
@@ -29,8 +29,8 @@ import type {
   CreatedApiKeySchema,
   ListApiKeysQuery,
   TiersSchema,
-} from '../registry/schemas/key-schemas.ts';
-import type { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../registry/schemas/operations-schemas.ts';
+} from '../contract/schemas/key-schemas.ts';
+import type { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../contract/schemas/operations-schemas.ts';
 import type {
   ListRegistriesQuery,
   RegisterRegistryBody,
@@ -38,7 +38,7 @@ import type {
   RegistryRecordSchema,
   RotateKeyBody,
   RotatedKeySchema,
-} from '../registry/schemas/registry-schemas.ts';
+} from '../contract/schemas/registry-schemas.ts';
 import type {
   ConsistencyQuery,
   ConsistencyResponse,
@@ -47,8 +47,8 @@ import type {
   InclusionQuery,
   InclusionResponse,
   SignedTreeHeadResponse,
-} from '../registry/schemas/transparency-schemas.ts';
-import type { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../registry/schemas/usage-schemas.ts';
+} from '../contract/schemas/transparency-schemas.ts';
+import type { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../contract/schemas/usage-schemas.ts';
 import { createAnswerVerifier } from './answer-verifier.ts';
 import type { AnswerEnvelope, RegistryAnswer, SignedAnswer } from './registry-answer.ts';
 import { createRegistryKeys, type RegistryKeys } from './registry-keys.ts';

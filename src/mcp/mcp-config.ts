@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ConfigSchema } from '../core/config.ts';
 import { ConfigError, readEnvironment } from '../core/env-schema.ts';
 import { isLoopback } from '../core/http/loopback.ts';
-import { RAW_KEY_PATTERN } from '../registry/keys/api-key-format.ts';
+import { RAW_KEY_PATTERN } from '../contract/api-key-format.ts';
 
 /** Port of the HTTP transports (SSE and streamable HTTP) unless `--port` or `MCP_PORT` says otherwise (contract §1). */
 export const DEFAULT_MCP_PORT = 8090;

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.ts';
 import { findLiveAgentByOrgName } from '../core/storage/stores/agent-store.ts';
 import { runWrite } from '../core/storage/write-unit.ts';
 import { meshAgentRegistrations } from '../mesh/registration.ts';
-import type { Endpoint } from '../registry/agents/agent-record.ts';
+import type { Endpoint } from '../contract/agent-record.ts';
 import type { RegistryServices } from '../registry/services.ts';
 
 /**

@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
 import type { RegistrySigner } from '../../src/core/crypto/registry-signer.ts';
-import { childConstraints, signDelegationStatement, type DelegationStatementClaims } from '../../src/registry/federation/delegation-statement.ts';
-import { verifyTrustBundle, type BundleVerification } from '../../src/registry/trust/bundle-verifier.ts';
+import { childConstraints, signDelegationStatement, type DelegationStatementClaims } from '../../src/contract/delegation-statement.ts';
+import { verifyTrustBundle, type BundleVerification } from '../../src/client/trust/bundle-verifier.ts';
 import { SKEW_MS } from '../../src/core/crypto/key-set.ts';
-import type { SignedTrustBundle } from '../../src/registry/trust/trust-bundle.ts';
+import type { SignedTrustBundle } from '../../src/contract/trust-bundle.ts';
 import { federationUp, type Federation, type RunningTier } from '../../src/service/federation-up.ts';
 import {
   fetchAnchor,

@@ -4,9 +4,9 @@ import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 
 import type { PublishedJwk } from '../../src/core/crypto/key-set.ts';
 import type { SigningAlg } from '../../src/core/crypto/registry-signer.ts';
 import { agentUri, newUlid } from '../../src/core/ids.ts';
-import { childConstraints, signDelegationStatement, type DelegationStatementInput } from '../../src/registry/federation/delegation-statement.ts';
-import type { TrustAnchorInput } from '../../src/registry/trust/bundle-verifier.ts';
-import type { SignedTrustBundle } from '../../src/registry/trust/trust-bundle.ts';
+import { childConstraints, signDelegationStatement, type DelegationStatementInput } from '../../src/contract/delegation-statement.ts';
+import type { TrustAnchorInput } from '../../src/client/trust/bundle-verifier.ts';
+import type { SignedTrustBundle } from '../../src/contract/trust-bundle.ts';
 
 export type KeyWindow = { not_before?: string | null; not_after?: string | null };
 

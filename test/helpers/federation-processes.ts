@@ -8,9 +8,9 @@ import { CompactSign, decodeJwt, importJWK, type JWK } from 'jose';
 import type { RegistrySigner } from '../../src/core/crypto/registry-signer.ts';
 import { openStorage } from '../../src/core/storage/database.ts';
 import { findActiveSigningKey } from '../../src/core/storage/stores/signing-key-store.ts';
-import type { DelegationStatementClaims } from '../../src/registry/federation/delegation-statement.ts';
-import type { TrustAnchorInput } from '../../src/registry/trust/bundle-verifier.ts';
-import type { SignedTrustBundle } from '../../src/registry/trust/trust-bundle.ts';
+import type { DelegationStatementClaims } from '../../src/contract/delegation-statement.ts';
+import type { TrustAnchorInput } from '../../src/client/trust/bundle-verifier.ts';
+import type { SignedTrustBundle } from '../../src/contract/trust-bundle.ts';
 import { startRegistryProcess as startTierProcess, stopRegistryProcess } from '../../src/service/federation-up.ts';
 
 export type RegistryProcess = { url: string; registryId: string; dataDir: string; process: ChildProcess };

@@ -5,9 +5,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createRegistryClient } from '../../src/client/registry-client.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { registrationBody } from '../../src/mcp/tools/register.ts';
-import { PROTOCOLS, PURPOSES_OF_USE } from '../../src/mcp/tools/vocabulary.ts';
-import { PURPOSES_OF_USE as REGISTRY_PURPOSES } from '../../src/registry/agents/agent-record.ts';
-import { readResult } from '../mcp/helpers.ts';
+import { PROTOCOLS, PURPOSES_OF_USE } from '../../src/contract/mcp-vocabulary.ts';
+import { PURPOSES_OF_USE as REGISTRY_PURPOSES } from '../../src/contract/agent-record.ts';
+import { readResult } from './helpers.ts';
 
 type Sent = { method: string; url: string; headers: Record<string, string>; body: unknown };
 const KEY = `rk_${'x'.repeat(40)}`;

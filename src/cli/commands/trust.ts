@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { verifyTrustBundle, type TrustAnchorInput } from '../../registry/trust/bundle-verifier.ts';
+import { verifyTrustBundle, type TrustAnchorInput } from '../../client/trust/bundle-verifier.ts';
 import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward trust verify <bundle.json> --anchor <anchor.json> [--online] [--at <time>]

@@ -20,7 +20,7 @@ import type { Viewer } from '../views/layout.ts';
 import { Problem } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import { closeLiveStreams, sendStreamEnd } from './live-streams.ts';
-import { CONSOLE_PERSONA_HEADER, personaMayAct } from '../../registry/computer-use/personas.ts';
+import { CONSOLE_PERSONA_HEADER, personaMayAct } from '../../contract/personas.ts';
 
 declare module 'fastify' {
   interface Session {

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentRecord } from '../../client/registry-client.ts';
-import { AGENT_STATUSES } from '../../registry/agents/agent-record.ts';
-import { STATUS_ACTIONS, STATUS_ACTION_NAMES, nextStatus, type StatusAction } from '../../registry/agents/agent-status.ts';
+import { AGENT_STATUSES } from '../../contract/agent-record.ts';
+import { STATUS_ACTIONS, STATUS_ACTION_NAMES, nextStatus, type StatusAction } from '../../contract/agent-status.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Pager, Problem, Section, Time, count, ms } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';

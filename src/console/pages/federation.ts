@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RegistryRecordSchema } from '../../registry/schemas/registry-schemas.ts';
+import type { RegistryRecordSchema } from '../../contract/schemas/registry-schemas.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Pager, Problem, Section, Time } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';

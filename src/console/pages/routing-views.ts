@@ -4,7 +4,7 @@
  * breakdown, and the routing advice.
  */
 import type { Static } from 'typebox';
-import type { DiscoveryResponseSchema, RoutingResponseSchema } from '../../registry/schemas/discovery-schemas.ts';
+import type { DiscoveryResponseSchema, RoutingResponseSchema } from '../../contract/schemas/discovery-schemas.ts';
 import type { AnswerEnvelope } from '../../client/registry-answer.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Time, count } from '../views/parts.ts';

@@ -13,8 +13,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RegistryClient } from '../../client/registry-client.ts';
-import { PROTOCOLS } from '../../mcp/tools/vocabulary.ts';
-import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../../registry/agents/agent-record.ts';
+import { PROTOCOLS } from '../../contract/mcp-vocabulary.ts';
+import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../../contract/agent-record.ts';
 import { html, type View } from '../views/html.ts';
 import { Section } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';

@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { SCOPES } from '../../core/call-context.ts';
 import { PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
-import type { ApiKeySchema, CreateApiKeyBody, TiersSchema } from '../../registry/schemas/key-schemas.ts';
+import type { ApiKeySchema, CreateApiKeyBody, TiersSchema } from '../../contract/schemas/key-schemas.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Facts, Problem, Time, count } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import type { TiersSchema } from '../../registry/schemas/key-schemas.ts';
+import type { TiersSchema } from '../../contract/schemas/key-schemas.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Pager, Problem, Section, Time } from '../views/parts.ts';

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeProtectedHeader } from 'jose';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
-import { verifyTrustBundle, type BundleVerification, type TrustAnchorInput } from '../../registry/trust/bundle-verifier.ts';
+import { verifyTrustBundle, type BundleVerification, type TrustAnchorInput } from '../../client/trust/bundle-verifier.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Section, Time, duration } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';

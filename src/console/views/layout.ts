@@ -4,7 +4,7 @@
  * so a person with a screen reader and a computer-use model find the same things in the same places.
  * The development and persona notices are named sections (region landmarks): nothing sits outside one.
  */
-import { EVENT_TYPES } from '../../registry/events/event-types.ts';
+import { EVENT_TYPES } from '../../contract/event-types.ts';
 import { html, type View } from './html.ts';
 import { LiveRefreshers } from './live-sections.ts';
 

@@ -5,7 +5,7 @@
  * verification is `verifyTrustBundle`'s, and its steps say so.
  */
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import type { BundleVerification } from '../../registry/trust/bundle-verifier.ts';
+import type { BundleVerification } from '../../client/trust/bundle-verifier.ts';
 import { html, type View } from './html.ts';
 import { Badge, Time } from './parts.ts';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineTool } from './ward-tool.ts';
-import { PROTOCOLS, PURPOSES_OF_USE, StringEnum } from './vocabulary.ts';
+import { PROTOCOLS, PURPOSES_OF_USE, StringEnum } from '../../contract/mcp-vocabulary.ts';
 
 /** Arguments of `discover_agents`, exactly the spec's (Tool interface): capability required, limit 1–100 default 20. */
 export const DiscoverAgentsArguments = Type.Object(

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import type { RegisterAgentBody } from '../../registry/schemas/agent-schemas.ts';
+import type { RegisterAgentBody } from '../../contract/schemas/agent-schemas.ts';
 import { defineTool } from './ward-tool.ts';
-import { DEFAULT_PROTOCOL, PROTOCOLS, StringEnum } from './vocabulary.ts';
+import { DEFAULT_PROTOCOL, PROTOCOLS, StringEnum } from '../../contract/mcp-vocabulary.ts';
 
 /** Arguments of `register`, exactly the spec's (Tool interface): four required, protocol default mesh-a2a-jsonrpc. */
 export const RegisterArguments = Type.Object(

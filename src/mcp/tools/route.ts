@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import type { RouteBody } from '../../registry/schemas/discovery-schemas.ts';
+import type { RouteBody } from '../../contract/schemas/discovery-schemas.ts';
 import { defineTool } from './ward-tool.ts';
-import { PURPOSES_OF_USE, StringEnum } from './vocabulary.ts';
+import { PURPOSES_OF_USE, StringEnum } from '../../contract/mcp-vocabulary.ts';
 
 /** Arguments of `route`, exactly the spec's (Tool interface): target_agent_id required, a registry URI. */
 export const RouteArguments = Type.Object(

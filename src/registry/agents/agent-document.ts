@@ -1,4 +1,4 @@
-import type { AgentDocument, Capabilities, Endpoint, Owner, TokenBinding, TrustMaterial } from './agent-record.ts';
+import type { AgentDocument, Capabilities, Endpoint, Owner, TokenBinding, TrustMaterial } from '../../contract/agent-record.ts';
 
 /** The writable fields as they arrive (validated by the route schema; defaults may be missing). */
 export type AgentInput = {

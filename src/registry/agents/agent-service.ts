@@ -21,12 +21,12 @@ import {
   type EndpointHealthRow,
 } from '../../core/storage/stores/endpoint-health-store.ts';
 import type { WriteUnit } from '../../core/storage/write-unit.ts';
-import type { EventType } from '../events/event-types.ts';
+import type { EventType } from '../../contract/event-types.ts';
 import { validateTrustMaterial } from '../trust/trust-validation.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { toAgentDocument, type AgentInput } from './agent-document.ts';
-import type { AgentDocument, AgentRecord, AgentStatus, TrustValidation } from './agent-record.ts';
-import { STATUS_ACTIONS, isMutable, nextStatus, type StatusAction } from './agent-status.ts';
+import type { AgentDocument, AgentRecord, AgentStatus, TrustValidation } from '../../contract/agent-record.ts';
+import { STATUS_ACTIONS, isMutable, nextStatus, type StatusAction } from '../../contract/agent-status.ts';
 
 /** Keys and issuers trust validation may rely on; supplied by the registry at call time. */
 export type TrustContext = {

@@ -46,7 +46,7 @@ import { ActionError, carryOut, type DrivenPage, type ToolInput } from './browse
 import { SignInRefused, type ConsoleBrowser, type ConsoleSession } from './console-browser.ts';
 import { ModelCallError, type ComputerUseModel, type ModelContentBlock, type ModelMessageParam } from './computer-use-model.ts';
 import type { BlockedRequest } from './origin-guard-proxy.ts';
-import { DEFAULT_PERSONA, personaMayAct, systemPrompt, type Persona } from './personas.ts';
+import { DEFAULT_PERSONA, personaMayAct, systemPrompt, type Persona } from '../../contract/personas.ts';
 
 export type RunRequest = { task: string; url?: string | undefined; persona?: Persona | undefined; max_turns?: number | undefined; headless?: boolean | undefined };
 

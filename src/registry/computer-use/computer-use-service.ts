@@ -3,6 +3,7 @@
  * browser on an administrator's behalf: where it may go, what it needs installed, a screenshot of one
  * page, and the model-driven runs (computer-use-runs.ts).
  */
+import type { ConsolePage } from '../../contract/console-pages.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
@@ -13,9 +14,7 @@ import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
 import { createConsoleBrowser, SignInRefused } from './console-browser.ts';
 import { BLOCKED_HEADER } from './origin-guard-proxy.ts';
 
-/** The nine console pages (contract §12). */
-export const CONSOLE_PAGES = ['dashboard', 'agents', 'trust', 'federation', 'routing', 'audit', 'alerts', 'diagnostics', 'settings'] as const;
-export type ConsolePage = (typeof CONSOLE_PAGES)[number];
+export { CONSOLE_PAGES, type ConsolePage } from '../../contract/console-pages.ts';
 
 export type ComputerUseService = ReturnType<typeof createComputerUseService>;
 

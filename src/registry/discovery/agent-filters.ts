@@ -1,5 +1,5 @@
 import { featuresOf } from '../../core/agent-capabilities.ts';
-import type { AgentRecord } from '../agents/agent-record.ts';
+import type { AgentRecord } from '../../contract/agent-record.ts';
 
 /**
  * The per-agent predicates of discovery and routing (contract §4). Pure functions over a record so

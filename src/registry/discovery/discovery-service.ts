@@ -1,6 +1,6 @@
 import type { Storage } from '../../core/storage/database.ts';
 import { rankDiscoverableBySkill } from '../../core/storage/stores/agent-store.ts';
-import type { AgentRecord, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
+import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
 import { toAgentRecords } from '../agents/agent-service.ts';
 import { createAgentRows } from './agent-rows.ts';
 import { acceptsPurpose, hasFeatures, hasRegion, speaksProtocol } from './agent-filters.ts';

@@ -1,4 +1,4 @@
-import type { AgentRecord } from '../agents/agent-record.ts';
+import type { AgentRecord } from '../../contract/agent-record.ts';
 
 /** How much each factor contributes to a score (docs/discovery.md). */
 export const SCORE_WEIGHTS = { trust_level: 1000, health: 100, jurisdiction: 10 } as const;

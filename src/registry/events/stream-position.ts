@@ -1,5 +1,5 @@
 import { WardError } from '../../core/errors.ts';
-import { EVENT_TYPES, type EventType } from './event-types.ts';
+import { EVENT_TYPES, type EventType } from '../../contract/event-types.ts';
 
 /** Where a client asked the stream to start (contract §6). */
 export type RequestedPosition = { kind: 'after'; seq: number; from: 'query' | 'header' } | { kind: 'now' };

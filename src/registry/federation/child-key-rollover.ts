@@ -6,7 +6,7 @@
 import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
 import { hasPrivateKeyMaterial, verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { ENTITY_CONFIGURATION_TYP } from './child-registry-types.ts';
-import { unreadableWindowMember } from './delegation-statement.ts';
+import { unreadableWindowMember } from '../../contract/delegation-statement.ts';
 
 /**
  * The keys and iat of an entity configuration, if a key we hold for the child signed it and it is

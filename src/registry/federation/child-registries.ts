@@ -27,7 +27,7 @@ import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { rolledOverKeys } from './child-key-rollover.ts';
 import { resolveChildKeys } from './child-keys.ts';
 import type { DelegationGrant, PreparedRegistry, RegisterRegistryInput, RegistryRecord, TrustAnchorInput } from './child-registry-types.ts';
-import { childConstraints, signDelegationStatement, signStatusToken } from './delegation-statement.ts';
+import { childConstraints, signDelegationStatement, signStatusToken } from '../../contract/delegation-statement.ts';
 import { checkChildTier } from './tier-policy.ts';
 
 export * from './child-registry-types.ts';

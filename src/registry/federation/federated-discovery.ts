@@ -15,7 +15,7 @@ import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.t
 import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
 import { SCORE_WEIGHTS } from '../discovery/ranking.ts';
-import { DiscoveryResultCheckSchema } from '../schemas/discovery-schemas.ts';
+import { DiscoveryResultCheckSchema } from '../../contract/schemas/discovery-schemas.ts';
 import { TRUST_LEVELS } from '../trust/trust-validation.ts';
 import { offeredKeyMembers, readProtectedHeader, verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { ChildRegistries } from './child-registries.ts';

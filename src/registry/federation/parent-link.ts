@@ -13,7 +13,7 @@ import { readFederationState, writeFederationState } from '../../core/storage/st
 import { readBodyCapped } from '../../core/http/read-capped.ts';
 import { ENTITY_CONFIGURATION_TYP, type DelegationGrant } from './child-registries.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
-import { DELEGATION_TYP, STATUS_TYP } from './delegation-statement.ts';
+import { DELEGATION_TYP, STATUS_TYP } from '../../contract/delegation-statement.ts';
 
 const STATE_NAME = 'delegation';
 const ENTITY_CONFIGURATION_LIFETIME_S = 300;

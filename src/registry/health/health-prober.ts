@@ -9,7 +9,7 @@ import {
 } from '../../core/storage/stores/endpoint-health-store.ts';
 import { acquireLease } from '../../core/storage/stores/lease-store.ts';
 import { runWrite } from '../../core/storage/write-unit.ts';
-import type { Endpoint } from '../agents/agent-record.ts';
+import type { Endpoint } from '../../contract/agent-record.ts';
 import { HEALTH_RANKS } from '../agents/agent-service.ts';
 import { probeEndpoint, type ProbeOptions, type ProbeResult } from './probe.ts';
 

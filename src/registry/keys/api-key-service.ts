@@ -17,7 +17,7 @@ import {
 import type { WriteUnit } from '../../core/storage/write-unit.ts';
 import { PRICING_TIER_NAMES, effectiveLimits, type LimitOverrides, type PricingTier, type PricingTierLimits } from '../../core/pricing-tiers.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { RAW_KEY_PATTERN, generateRawKey, hashKey, keyPrefix } from './api-key-format.ts';
+import { RAW_KEY_PATTERN, generateRawKey, hashKey, keyPrefix } from '../../contract/api-key-format.ts';
 
 export type CreateApiKeyInput = {
   org_id: string;

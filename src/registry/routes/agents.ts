@@ -4,8 +4,8 @@ import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import type { WriteUnit } from '../../core/storage/write-unit.ts';
-import type { AgentRecord } from '../agents/agent-record.ts';
-import { STATUS_ACTIONS, STATUS_ACTION_NAMES } from '../agents/agent-status.ts';
+import type { AgentRecord } from '../../contract/agent-record.ts';
+import { STATUS_ACTIONS, STATUS_ACTION_NAMES } from '../../contract/agent-status.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
 import { parseIfMatch } from '../http/preconditions.ts';
@@ -17,8 +17,8 @@ import {
   RegisterAgentBody,
   StatusChangeBody,
   UpdateAgentBody,
-} from '../schemas/agent-schemas.ts';
-import { IdempotencyHeaders, errorResponses } from '../schemas/common.ts';
+} from '../../contract/schemas/agent-schemas.ts';
+import { IdempotencyHeaders, errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const IfMatchHeaders = Type.Object({

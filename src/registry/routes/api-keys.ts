@@ -3,7 +3,7 @@ import { PRICING_TIERS, PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import { runWrite } from '../../core/storage/write-unit.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
-import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import {
   ApiKeyListSchema,
   ApiKeySchema,
@@ -12,7 +12,7 @@ import {
   KeyIdParams,
   ListApiKeysQuery,
   TiersSchema,
-} from '../schemas/key-schemas.ts';
+} from '../../contract/schemas/key-schemas.ts';
 
 /** API keys and pricing tiers under /v1/admin/billing (contract §7); every route needs registry:admin. */
 export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (app) => {

@@ -4,7 +4,7 @@ import { executeIdempotent } from '../idempotency/idempotency.ts';
 import type { ComputerUseService } from '../computer-use/computer-use-service.ts';
 import type { RunRequester } from '../computer-use/computer-use-runs.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
-import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import {
   AcceptedRunSchema,
   CreateRunBody,
@@ -14,7 +14,7 @@ import {
   ScreenshotParams,
   ScreenshotQuery,
   SessionIdParams,
-} from '../schemas/computer-use-schemas.ts';
+} from '../../contract/schemas/computer-use-schemas.ts';
 
 export type ComputerUseRoutesOptions = { computerUse: ComputerUseService };
 

@@ -3,8 +3,8 @@ import { contextOf } from '../auth/authentication.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import type { DiscoveryQuery } from '../discovery/discovery-service.ts';
 import { FEDERATION_BUDGET_HEADER } from '../federation/federated-discovery.ts';
-import { DiscoverQuery, DiscoveryResponseSchema } from '../schemas/discovery-schemas.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { DiscoverQuery, DiscoveryResponseSchema } from '../../contract/schemas/discovery-schemas.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const FEATURE = /^[a-z0-9][a-z0-9._+-]{0,63}$/;

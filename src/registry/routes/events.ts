@@ -8,8 +8,8 @@ import { DEFAULT_EVENT_STREAM_OPTIONS, startEventStream, type EventStream, type 
 import { assertStreamAllowed } from '../events/stream-access.ts';
 import { parseEventTypes, requestedPosition, resolveStartSeq } from '../events/stream-position.ts';
 import { callContext } from '../http/request-context.ts';
-import { errorResponses } from '../schemas/common.ts';
-import { EventHistoryQuery, EventHistorySchema, EventStreamHeaders, EventStreamQuery, EventStreamResponse } from '../schemas/event-schemas.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
+import { EventHistoryQuery, EventHistorySchema, EventStreamHeaders, EventStreamQuery, EventStreamResponse } from '../../contract/schemas/event-schemas.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /** Stream tunables; tests shorten the ping interval and the stall timeout. */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { registryUri } from '../../core/ids.ts';
 import type { RegistryServices } from '../services.ts';
-import { StringEnum, errorResponses } from '../schemas/common.ts';
+import { StringEnum, errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const ServerMetadata = Type.Object(

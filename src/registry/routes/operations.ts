@@ -8,8 +8,8 @@ import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import { checkReadiness } from '../operations/readiness.ts';
-import { errorResponses } from '../schemas/common.ts';
-import { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../schemas/operations-schemas.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
+import { CallerSchema, DiagnosticsSchema, OverviewSchema } from '../../contract/schemas/operations-schemas.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 export type OperationsRoutesOptions = {

@@ -5,7 +5,7 @@ import type { PreparedRegistry } from '../federation/child-registries.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
-import { errorResponses, IdempotencyHeaders } from '../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import {
   DelegationGrantSchema,
   FederationSubjectQuery,
@@ -16,7 +16,7 @@ import {
   RegistryRecordSchema,
   RegistryStatusSchema,
   RevokeRegistryBody,
-} from '../schemas/registry-schemas.ts';
+} from '../../contract/schemas/registry-schemas.ts';
 
 /**
  * Child registries (contract §5): registration under the tier rules and revocation need

@@ -2,8 +2,8 @@ import { WardError } from '../../core/errors.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { callContext } from '../http/request-context.ts';
-import { RouteBody, RoutingResponseSchema } from '../schemas/discovery-schemas.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { RouteBody, RoutingResponseSchema } from '../../contract/schemas/discovery-schemas.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /**

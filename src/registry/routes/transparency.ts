@@ -1,7 +1,7 @@
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { WardError } from '../../core/errors.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
 import {
   ConsistencyQuery,
   ConsistencyResponse,
@@ -10,7 +10,7 @@ import {
   InclusionQuery,
   InclusionResponse,
   SignedTreeHeadResponse,
-} from '../schemas/transparency-schemas.ts';
+} from '../../contract/schemas/transparency-schemas.ts';
 
 const CURSOR_KIND = 'ledger';
 

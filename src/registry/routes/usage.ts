@@ -1,9 +1,9 @@
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { UsageMeter } from '../usage/usage-meter.ts';
 import { liveUsage, summariseUsage } from '../usage/usage-report.ts';
-import { errorResponses } from '../schemas/common.ts';
-import { KeyIdParams } from '../schemas/key-schemas.ts';
-import { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../schemas/usage-schemas.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
+import { KeyIdParams } from '../../contract/schemas/key-schemas.ts';
+import { LiveUsageSchema, UsageSummaryQuery, UsageSummarySchema } from '../../contract/schemas/usage-schemas.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 /** What the usage routes read: the meter (durable counts) and the limiter (live state). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AgentRecord, EndpointHealth, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
+import type { AgentRecord, EndpointHealth, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
 import { acceptsCaller, acceptsPurpose, hasFeatures } from '../discovery/agent-filters.ts';
 
 /** What the caller needs from an endpoint (the route request, normalised). */

@@ -5,12 +5,12 @@ import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
 import { withCompactJws } from '../../core/crypto/json-members.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
-import type { AgentRecord, PurposeOfUse, TokenBinding } from '../agents/agent-record.ts';
+import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
 import type { AgentService } from '../agents/agent-service.ts';
 import { acceptsPurpose } from '../discovery/agent-filters.ts';
 import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
-import { agentTrustBundle, type SignedTrustBundle } from '../trust/trust-bundle.ts';
+import { agentTrustBundle, type SignedTrustBundle } from '../../contract/trust-bundle.ts';
 import { judgeEndpoints, orderForFailover, type EndpointVerdict, type RouteRequirements } from './endpoint-selection.ts';
 
 export type RouteRequest = {

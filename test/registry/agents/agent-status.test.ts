@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AGENT_STATUSES } from '../../../src/registry/agents/agent-record.ts';
-import { STATUS_ACTION_NAMES, isMutable, nextStatus } from '../../../src/registry/agents/agent-status.ts';
+import { AGENT_STATUSES } from '../../../src/contract/agent-record.ts';
+import { STATUS_ACTION_NAMES, isMutable, nextStatus } from '../../../src/contract/agent-status.ts';
 
 describe('agent status transitions', () => {
   test('the transition table is exactly the contract §3 table', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ActionError, playwrightKey } from '../../../src/registry/computer-use/browser-actions.ts';
 import { computerToolFor } from '../../../src/registry/computer-use/computer-use-model.ts';
-import { personaMayAct, PERSONAS, systemPrompt } from '../../../src/registry/computer-use/personas.ts';
+import { personaMayAct, PERSONAS, systemPrompt } from '../../../src/contract/personas.ts';
 
 describe('computer use: tool versions, keys and personas', () => {
   test('the computer tool version follows the model', () => {

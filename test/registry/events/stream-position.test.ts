@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { WardError } from '../../../src/core/errors.ts';
-import { EVENT_TYPES } from '../../../src/registry/events/event-types.ts';
+import { EVENT_TYPES } from '../../../src/contract/event-types.ts';
 import { parseEventTypes, requestedPosition, resolveStartSeq } from '../../../src/registry/events/stream-position.ts';
 
 function refusal(run: () => unknown): WardError {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
+import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import { delegate, registrationBody, rootAnchor, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
 

@@ -6,7 +6,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { readFederationState, writeFederationState } from '../../../src/core/storage/stores/federation-state-store.ts';
 import { buildRegistry } from '../../../src/registry/app.ts';
 import { ENTITY_CONFIGURATION_TYP } from '../../../src/registry/federation/child-registries.ts';
-import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
+import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import { registrationBody, rootAnchor, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';

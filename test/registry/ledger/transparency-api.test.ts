@@ -7,7 +7,7 @@ import { insertEvents, listEvents, numberEvents } from '../../../src/core/storag
 import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
 import { MIGRATIONS } from '../../../src/core/storage/migrations/index.ts';
 import { runWrite } from '../../../src/core/storage/write-unit.ts';
-import { EVENT_TYPES } from '../../../src/registry/events/event-types.ts';
+import { EVENT_TYPES } from '../../../src/contract/event-types.ts';
 import { verifyConsistency, verifyInclusion, verifySignedTreeHead } from '../../../src/client/ledger-verifier.ts';
 import { BACKENDS, agentBody, buildTestRegistry, openTestStorage, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AgentRecord } from '../../../src/registry/agents/agent-record.ts';
+import type { AgentRecord } from '../../../src/contract/agent-record.ts';
 import { judgeEndpoints, orderForFailover, type RouteRequirements } from '../../../src/registry/routing/endpoint-selection.ts';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');

@@ -8,7 +8,7 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 export const TOKEN_BINDINGS = ['none', 'mtls_cnf_x5t_s256', 'dpop'] as const;
 export type TokenBinding = (typeof TOKEN_BINDINGS)[number];
 
-export { PURPOSES_OF_USE, type PurposeOfUse } from '../../core/vocabulary.ts';
+export { PURPOSES_OF_USE, type PurposeOfUse } from '../core/vocabulary.ts';
 
 export type Endpoint = {
   url: string;

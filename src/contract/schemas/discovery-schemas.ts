@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agents/agent-record.ts';
+import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agent-record.ts';
 import { AgentRecordSchema } from './agent-schemas.ts';
 import { JurisdictionInput, Nullable, PageLimit, StringEnum } from './common.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { RUN_STATUSES } from '../../core/storage/stores/computer-use-store.ts';
-import { CONSOLE_PAGES } from '../computer-use/computer-use-service.ts';
-import { PERSONAS } from '../computer-use/personas.ts';
+import { CONSOLE_PAGES } from '../console-pages.ts';
+import { PERSONAS } from '../personas.ts';
 import { Cursor, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
 
 const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });

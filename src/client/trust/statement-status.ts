@@ -2,7 +2,7 @@
 // active (docs/federation.md, "Status tokens"). The issuer's address comes only from the anchor or from a
 // statement already verified, and only the signed status token counts. Anything short of a verified,
 // current token fails closed.
-import { STATUS_TYP, readStatusClaims } from '../federation/delegation-statement.ts';
+import { STATUS_TYP, readStatusClaims } from '../../contract/delegation-statement.ts';
 import type { ChainVerificationError } from './chain-errors.ts';
 import type { CheckedStatement } from './chain-verifier.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet } from '../../core/crypto/key-set.ts';

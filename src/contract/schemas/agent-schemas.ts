@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AGENT_STATUSES, PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agents/agent-record.ts';
+import { AGENT_STATUSES, PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agent-record.ts';
 import { OrgId } from './key-schemas.ts';
 import { Cursor, JurisdictionInput, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
 

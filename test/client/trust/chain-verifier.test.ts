@@ -5,9 +5,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { before, describe, test, type TestContext } from 'node:test';
 import { agentUri, newUlid } from '../../../src/core/ids.ts';
-import { DELEGATION_TYP, childConstraints } from '../../../src/registry/federation/delegation-statement.ts';
-import { CHAIN_VERIFICATION_CODES } from '../../../src/registry/trust/chain-errors.ts';
-import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
+import { DELEGATION_TYP, childConstraints } from '../../../src/contract/delegation-statement.ts';
+import { CHAIN_VERIFICATION_CODES } from '../../../src/client/trust/chain-errors.ts';
+import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import {
   ORG_URI,
   ROOT_URI,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CompactSign, exportJWK, generateKeyPair } from 'jose';
-import { BUNDLE_LIFETIME_MS } from '../../../src/registry/trust/trust-bundle.ts';
-import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
+import { BUNDLE_LIFETIME_MS } from '../../../src/contract/trust-bundle.ts';
+import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import { buildTestRegistry, registerAgent } from '../../helpers/registry.ts';
 
 async function fixture(t: Parameters<typeof buildTestRegistry>[0]) {

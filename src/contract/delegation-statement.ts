@@ -1,10 +1,10 @@
 // The federation statement formats of docs/federation.md: the delegation statement a parent signs about a
 // child, and the short-lived status token an issuer signs about a statement's subject. Writing and reading
 // both live here so the issuer and the verifier cannot drift apart.
-import { hasPrivateKeyMaterial, type PublishedJwk } from '../../core/crypto/key-set.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
-import { newUlid } from '../../core/ids.ts';
-import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
+import { hasPrivateKeyMaterial, type PublishedJwk } from '../core/crypto/key-set.ts';
+import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
+import { newUlid } from '../core/ids.ts';
+import { normaliseJurisdiction } from '../core/jurisdictions.ts';
 
 export const DELEGATION_TYP = 'ward-delegation+jwt';
 export const STATUS_TYP = 'ward-status+jwt';

@@ -1,5 +1,5 @@
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
-import type { AgentRecord } from '../agents/agent-record.ts';
+import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
+import type { AgentRecord } from './agent-record.ts';
 
 /** Contract §5: the bundle a client keeps to verify an agent or registry offline. */
 export type TrustBundle = {

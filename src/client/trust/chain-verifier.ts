@@ -7,7 +7,7 @@ import {
   readDelegationClaims,
   type DelegationStatementClaims,
   type RegistryTier,
-} from '../federation/delegation-statement.ts';
+} from '../../contract/delegation-statement.ts';
 import type { ChainVerificationCode, ChainVerificationError } from './chain-errors.ts';
 import { SKEW_MS, hasPrivateKeyMaterial, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification, type PublishedJwk } from '../../core/crypto/key-set.ts';
 

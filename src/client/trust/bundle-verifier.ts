@@ -3,7 +3,7 @@ import type { ChainVerificationCode, ChainVerificationError } from './chain-erro
 import { subjectConstraintErrors, walkDelegationChain, type CheckedStatement } from './chain-verifier.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
-import { BUNDLE_TYP, type TrustBundle } from './trust-bundle.ts';
+import { BUNDLE_TYP, type TrustBundle } from '../../contract/trust-bundle.ts';
 
 /**
  * What the verifier trusts: the root's public keys (each optionally bounded by `not_before` /

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { signStatusToken } from '../../../src/registry/federation/delegation-statement.ts';
-import { verifyTrustBundle } from '../../../src/registry/trust/bundle-verifier.ts';
+import { signStatusToken } from '../../../src/contract/delegation-statement.ts';
+import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import { ORG_URI, SOVEREIGN_URI, buildChain, createTestSigner, type TestSigner } from '../../helpers/federation-chain.ts';
 
 const codes = (result: { errors: Array<{ code: string }> }) => result.errors.map((e) => e.code);

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import type { Protocol } from '../../core/vocabulary.ts';
+import type { Protocol } from '../core/vocabulary.ts';
 
 /**
  * The values the spec's Tool interface names (service-spec: Tool interface; Endpoint), from the one
  * vocabulary in core (the MCP server is a client of the registry and imports none of its code), and
  * the tool schemas' enum helper.
  */
-export { PROTOCOLS, PURPOSES_OF_USE, type Protocol, type PurposeOfUse } from '../../core/vocabulary.ts';
+export { PROTOCOLS, PURPOSES_OF_USE, type Protocol, type PurposeOfUse } from '../core/vocabulary.ts';
 
 /** The protocol `register` gives an endpoint when none is named (spec: Tool interface). */
 export const DEFAULT_PROTOCOL: Protocol = 'mesh-a2a-jsonrpc';
