@@ -4,11 +4,11 @@
  * (a gateway, or the scripted server the tests run on loopback); nothing here knows the difference.
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { BetaContentBlockParam, BetaMessage, BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { BetaContentBlockParam, BetaMessage, BetaMessageParam, BetaToolUseBlock } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { Config } from '../../core/config.ts';
 import { VIEWPORT } from './console-browser.ts';
 
-export type { BetaContentBlockParam as ModelContentBlock, BetaMessage as ModelMessage, BetaMessageParam as ModelMessageParam };
+export type { BetaContentBlockParam as ModelContentBlock, BetaMessage as ModelMessage, BetaMessageParam as ModelMessageParam, BetaToolUseBlock as ModelToolUseBlock };
 
 /**
  * The computer-use tool version a model speaks, and the beta flag that enables it: `computer_20250124`
