@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { formatSseEvent } from '../core/http/server-sent-events.ts';
+import { SSE_HEADERS, formatSseEvent } from '../core/http/server-sent-events.ts';
 import { sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
 import { credentialRefused, signInAgain } from './pages/page-kit.ts';
 
@@ -51,9 +51,7 @@ export function registerLive(app: FastifyInstance): void {
     });
     return reply
       .code(200)
-      .header('content-type', 'text/event-stream; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('x-accel-buffering', 'no')
+      .headers({ ...SSE_HEADERS, 'cache-control': 'no-store' })
       .send(body);
   });
 }

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { AnswerEnvelope } from '../../client/registry-answer.ts';
-import { formatSseEvent } from '../../core/http/server-sent-events.ts';
+import { SSE_HEADERS, formatSseEvent } from '../../core/http/server-sent-events.ts';
 
 const MAX_STREAMS_PER_SESSION = 4;
 const streams = new Map<string, Set<() => void>>();
@@ -45,7 +45,6 @@ export function closeLiveStreams(sessionId: string): void {
 export function sendStreamEnd(reply: FastifyReply, status: number, envelope: AnswerEnvelope): FastifyReply {
   return reply
     .code(200)
-    .header('content-type', 'text/event-stream; charset=utf-8')
-    .header('cache-control', 'no-store')
+    .headers({ ...SSE_HEADERS, 'cache-control': 'no-store' })
     .send(formatSseEvent({ retry: 600_000, event: 'ward-end', data: JSON.stringify({ status, ...envelope }) }));
 }

@@ -4,6 +4,17 @@
  * the console's pass-through). A frame is one field per line, ended by a blank line.
  */
 
+/**
+ * The response headers of every event stream: its type, no caching or transforming on the way, and no
+ * buffering by a reverse proxy (nginx holds a response back otherwise). A stream that carries a
+ * session's data may make the cache rule stricter (`no-store`).
+ */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;
+
 /** One frame's fields. A frame with only `retry` sets the delay and dispatches no event. */
 export type SseEvent = {
   /** The reconnection delay, in milliseconds, the client uses from now on. */

@@ -5,6 +5,7 @@
  * forwards JSON-RPC and SSE; the card; `GET /rpc/{alias}/ws` proxies WebSocket; `GET /health` lists
  * every agent's state. Its own failures are always JSON-RPC envelopes.
  */
+import { authChallenge } from '../../core/http/auth-challenge.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { Clock } from '../../core/clock.ts';
@@ -70,7 +71,7 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
         await principalOf(request, body);
       } catch (error) {
         if (!isMeshRpcError(error)) throw error;
-        reply.header('www-authenticate', 'Bearer error="invalid_token"');
+        reply.header('www-authenticate', authChallenge({ scheme: 'Bearer', error: 'invalid_token' }));
         return answer(reply, error.httpStatus, failure(null, error.toErrorObject()));
       }
       const { alias } = request.params;

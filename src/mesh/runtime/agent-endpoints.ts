@@ -4,6 +4,7 @@
  * streams, `GET /ws`, `GET /health`, `GET /.well-known/agent-card.json`. Every call is authenticated;
  * failures answer HTTP 401 with -32001, every other JSON-RPC error HTTP 200.
  */
+import { authChallenge } from '../../core/http/auth-challenge.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { Clock } from '../../core/clock.ts';
@@ -59,7 +60,7 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
     };
     const refuse = (reply: FastifyReply, error: unknown) => {
       if (!isMeshRpcError(error)) throw error;
-      if (error.httpStatus === 401) reply.header('www-authenticate', 'Bearer error="invalid_token"');
+      if (error.httpStatus === 401) reply.header('www-authenticate', authChallenge({ scheme: 'Bearer', error: 'invalid_token' }));
       return reply.code(error.httpStatus).send(failure(null, error.toErrorObject()));
     };
 

@@ -1,5 +1,6 @@
 // Why a credential was refused, and the WWW-Authenticate challenge that tells the client so. Leaf module:
 // no Fastify, no jose; the HTTP layer turns an AuthFailure into a 401 (or 503) and this header.
+import { authChallenge } from '../../core/http/auth-challenge.ts';
 
 /** The authentication schemes a challenge can name (RFC 6750 §3, RFC 9449 §7.1). */
 export type AuthScheme = 'Bearer' | 'DPoP';
@@ -72,10 +73,6 @@ export class AuthFailure extends Error {
 }
 
 // RFC 6750 §3: error_description may hold only %x20-21 / %x23-5B / %x5D-7E, so no quote or backslash.
-function quotable(text: string): string {
-  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, ' ');
-}
-
 /**
  * The `WWW-Authenticate` value for a failure: `Bearer realm="ward", error="invalid_token",
  * error_description="…"` (RFC 6750 §3), or for DPoP `DPoP realm="ward", error="invalid_dpop_proof",
@@ -86,11 +83,11 @@ export function wwwAuthenticate(
   realm = 'ward',
   algs: readonly string[] = AUTH_ALGORITHMS,
 ): string {
-  const params = [`realm="${quotable(realm)}"`];
   const { error } = AUTH_FAILURE_REASONS[failure.reason];
-  if (error !== undefined) {
-    params.push(`error="${error}"`, `error_description="${quotable(failure.message)}"`);
-  }
-  if (failure.scheme === 'DPoP') params.push(`algs="${quotable(algs.join(' '))}"`);
-  return `${failure.scheme} ${params.join(', ')}`;
+  return authChallenge({
+    scheme: failure.scheme,
+    realm,
+    ...(error === undefined ? {} : { error, description: failure.message }),
+    ...(failure.scheme === 'DPoP' ? { algs } : {}),
+  });
 }

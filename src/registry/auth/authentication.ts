@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authChallenge } from '../../core/http/auth-challenge.ts';
 import { ANONYMOUS, SCOPES, type CallContext, type Principal, type Scope } from '../../core/call-context.ts';
 import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
@@ -56,7 +57,7 @@ export function registerAuthentication(
 
   const unauthorized = (message: string, scheme: 'Bearer' | 'DPoP' = 'Bearer', error = 'invalid_token') => {
     const failure = new WardError('UNAUTHORIZED', message);
-    failure.headers = { 'www-authenticate': `${scheme} realm="ward", error="${error}", error_description="${message.replaceAll('"', "'")}"` };
+    failure.headers = { 'www-authenticate': authChallenge({ scheme, realm: 'ward', error, description: message.replaceAll('"', "'") }) };
     return failure;
   };
 

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { WardError } from '../../core/errors.ts';
+import { SSE_HEADERS } from '../../core/http/server-sent-events.ts';
 import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { createRecentEvents } from '../events/recent-events.ts';
@@ -62,19 +63,13 @@ export const eventRoutes = registryRoutePlugin<EventRoutesOptions>('ward-event-s
 
       if (request.method === 'HEAD') {
         // A HEAD answer has no body, so there is nothing to stream: the headers alone.
-        return reply.code(200).type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache, no-transform').send();
+        return reply.code(200).headers(SSE_HEADERS).send();
       }
       reply.hijack();
       // The connection carries nothing after the stream, so it is closed with it rather than kept
       // alive, where it would hold up a graceful shutdown until the client's idle timeout.
       reply.raw.shouldKeepAlive = false;
-      reply.raw.writeHead(200, {
-        ...headersSetSoFar(reply.getHeaders()),
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        // Reverse proxies (nginx) would otherwise buffer the stream.
-        'x-accel-buffering': 'no',
-      });
+      reply.raw.writeHead(200, { ...headersSetSoFar(reply.getHeaders()), ...SSE_HEADERS });
       reply.raw.socket?.setNoDelay(true);
       const stream = startEventStream({
         sink: reply.raw,

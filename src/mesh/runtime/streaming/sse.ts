@@ -4,7 +4,7 @@
  * resumes with `Last-Event-ID`; a `: ping` comment keeps idle connections open through proxies.
  */
 import type { ServerResponse } from 'node:http';
-import { formatSseComment, formatSseEvent } from '../../../core/http/server-sent-events.ts';
+import { SSE_HEADERS, formatSseComment, formatSseEvent } from '../../../core/http/server-sent-events.ts';
 import { failure, success, type JsonRpcId, type RpcStreamItem } from '../jsonrpc.ts';
 import type { JsonRpcErrorObject } from '../mesh-errors.ts';
 
@@ -24,13 +24,7 @@ export async function writeSseStream(
   items: AsyncIterable<RpcStreamItem>,
   options: SseOptions,
 ): Promise<void> {
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    ...options.headers,
-  });
+  raw.writeHead(200, { ...SSE_HEADERS, connection: 'keep-alive', ...options.headers });
   raw.flushHeaders();
   const ping = setInterval(() => raw.write(formatSseComment('ping')), options.pingMs ?? SSE_PING_MS);
   ping.unref();

@@ -4,6 +4,7 @@
  * by the runtime's own `meshAuthenticate`; failures are the agent's JSON-RPC error envelope
  * (`id: null`) with an HTTP status that says what happened.
  */
+import { authChallenge } from '../../../../core/http/auth-challenge.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -67,7 +68,7 @@ export function registerSpeechRoutes(app: FastifyInstance, options: SpeechRouteO
       return true;
     } catch (error) {
       if (!isMeshRpcError(error)) throw error;
-      reply.header('www-authenticate', 'Bearer error="invalid_token"');
+      reply.header('www-authenticate', authChallenge({ scheme: 'Bearer', error: 'invalid_token' }));
       await refuse(reply, error.httpStatus, error.errorName, error.message, error.data);
       return undefined;
     }
