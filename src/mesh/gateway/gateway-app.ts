@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { requestIdFor } from '../../core/http/request-id.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import { systemClock, type Clock } from '../../core/clock.ts';
@@ -50,7 +50,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     logger: serverLogger(options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' } }),
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     ...jsonRpcFrameworkErrorOptions,
-    genReqId: () => randomUUID(),
+    genReqId: (request) => requestIdFor(request.headers),
   });
   const metrics = createServerMetrics('gateway');
   const agentStates = new Counter({

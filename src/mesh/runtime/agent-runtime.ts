@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { requestIdFor } from '../../core/http/request-id.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -38,7 +38,6 @@ export function agentDataDir(config: MeshConfig, alias: string): string {
   return dir;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Builds one agent's app without listening (house style): its tasks, the `ward-mesh-transport` plugin,
@@ -56,10 +55,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     ...jsonRpcFrameworkErrorOptions,
     // The gateway's request id, when it sends one, so one id follows a request through both logs.
-    genReqId: (request) => {
-      const id = request.headers['x-request-id'];
-      return typeof id === 'string' && UUID.test(id) ? id : randomUUID();
-    },
+    genReqId: (request) => requestIdFor(request.headers),
   });
   const tasks =
     agent.executeTask && store

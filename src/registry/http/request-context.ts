@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { scanTextForPhi } from '../../core/phi/index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CallContext } from '../../core/call-context.ts';
 import { contextOf } from '../auth/authentication.ts';
@@ -23,14 +21,7 @@ export function fingerprintBeforeValidation(request: FastifyRequest): void {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Honours a well-formed incoming X-Request-Id so a trace spans client and registry; else a UUID. */
-export function requestIdFor(headers: Record<string, unknown>): string {
-  const incoming = headers['x-request-id'];
-  // A caller's id is echoed and logged: never one that carries health data (the request is refused too).
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && scanTextForPhi(incoming).length === 0 ? incoming : randomUUID();
-}
+export { requestIdFor } from '../../core/http/request-id.ts';
 
 /** The call context for a request: who called (authentication.ts), with what scopes and tier. */
 export function callContext(request: FastifyRequest): CallContext {
