@@ -20,7 +20,7 @@ const layer = (folder, forbidden, why, extra = [sqlInStorageOnly]) => ({
 /** SQL and the database drivers stay in the storage folders; everything else calls their stores. */
 const sqlInStorageOnly = {
   regex: '^(node:sqlite|kysely|pg)(/.*)?$',
-  message: 'Database access lives in a storage folder (src/core/storage, src/mesh/storage); call a store.',
+  message: 'Database access lives in a storage folder (src/registry/storage, src/mesh/storage); call a store.',
 };
 
 export default tseslint.config(
@@ -37,10 +37,10 @@ export default tseslint.config(
   },
   { files: ['src/**/*.ts'], ignores: ['src/cli/**'], rules: { 'no-console': 'error' } },
   layer('core', '(^|/)(contract|client|registry|mesh|console|mcp|cli|service)/', 'core is shared by every part and depends on none of them.'),
-  layer('core/storage', '(^|/)(contract|client|registry|mesh|console|mcp|cli|service)/', 'core is shared by every part and depends on none of them.', []),
   layer('contract', '(^|/)(client|registry|mesh|console|mcp|cli|service)/', "The registry's wire contract stands on core alone: server and clients both import it."),
   layer('client', '(^|/)(registry|mesh|console|mcp|cli|service)/', 'The client stands below the registry: it knows it by the contract alone.'),
   layer('registry', '(^|/)(mesh|console|mcp|cli|service)/', 'The registry depends on core, the contract and the client (to call other registries).'),
+  layer('registry/storage', '(^|/)(mesh|console|mcp|cli|service)/', 'The registry depends on core, the contract and the client (to call other registries).', []),
   layer('mesh', '(^|/)(registry|console|mcp|cli|service)/', 'The mesh reaches the registry over HTTP (client), never its code.'),
   layer('mesh/storage', '(^|/)(registry|console|mcp|cli|service)/', 'The mesh reaches the registry over HTTP (client), never its code.', []),
   layer('mcp', '(^|/)(registry|mesh|console|cli|service)/', 'The MCP server is a registry client: the contract and the client, nothing of the registry.'),

@@ -1,6 +1,6 @@
 import { systemContext } from '../src/core/call-context.ts';
 import { systemClock } from '../src/core/clock.ts';
-import { runWrite } from '../src/core/storage/write-unit.ts';
+import { runWrite } from '../src/registry/storage/write-unit.ts';
 import type { RegistryServices } from '../src/registry/services.ts';
 
 const JURISDICTIONS = ['GB', 'FR', 'DE', 'NL', 'IE', 'ES', 'IT', 'SE'];

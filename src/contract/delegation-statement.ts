@@ -2,7 +2,7 @@
 // child, and the short-lived status token an issuer signs about a statement's subject. Writing and reading
 // both live here so the issuer and the verifier cannot drift apart.
 import { hasPrivateKeyMaterial, type PublishedJwk } from '../core/crypto/key-set.ts';
-import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../core/crypto/signer-types.ts';
 import { newUlid } from '../core/ids.ts';
 import { normaliseJurisdiction } from '../core/jurisdictions.ts';
 

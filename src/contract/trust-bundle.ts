@@ -1,4 +1,4 @@
-import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../core/crypto/signer-types.ts';
 import type { AgentRecord } from './agent-record.ts';
 
 /** Contract §5: the bundle a client keeps to verify an agent or registry offline. */

@@ -1,8 +1,8 @@
 import fastifyPlugin from 'fastify-plugin';
 import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
-import type { RegistrySigner } from '../core/crypto/registry-signer.ts';
-import type { Storage } from '../core/storage/database.ts';
+import type { RegistrySigner } from './trust/registry-signer.ts';
+import type { Storage } from './storage/database.ts';
 import type { AgentService } from './agents/agent-service.ts';
 import type { ApiKeyService } from './keys/api-key-service.ts';
 import type { LedgerService } from './ledger/ledger-service.ts';

@@ -1,7 +1,7 @@
 import { systemContext } from '../core/call-context.ts';
 import type { Clock } from '../core/clock.ts';
-import { findLiveAgentByOrgName } from '../core/storage/stores/agent-store.ts';
-import { runWrite } from '../core/storage/write-unit.ts';
+import { findLiveAgentByOrgName } from '../registry/storage/stores/agent-store.ts';
+import { runWrite } from '../registry/storage/write-unit.ts';
 import { meshAgentRegistrations } from '../mesh/registration.ts';
 import type { Endpoint } from '../contract/agent-record.ts';
 import type { RegistryServices } from '../registry/services.ts';

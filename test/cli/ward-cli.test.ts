@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { loadConfig } from '../../src/core/config.ts';
-import { MIGRATIONS } from '../../src/core/storage/migrations/index.ts';
+import { MIGRATIONS } from '../../src/registry/storage/migrations/index.ts';
 import { buildRegistry } from '../../src/registry/app.ts';
 import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
 import { WARD_BIN, runScript, runWard } from '../helpers/ward-process.ts';

@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import type { Clock } from '../../src/core/clock.ts';
-import type { Backend } from '../../src/core/storage/database.ts';
+import type { Backend } from '../../src/registry/storage/database.ts';
 import { buildTestRegistry, writeHeaders, type TestRegistry } from './registry.ts';
 
 export type RunningRegistry = TestRegistry & { baseUrl: string; id: string };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { appendLeaves, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
-import type { Storage } from '../../src/core/storage/database.ts';
+import type { Storage } from '../../src/registry/storage/database.ts';
 
 /**
  * What an attacker with database access would do: change leaf 0's entry and rebuild every hash to

@@ -5,7 +5,7 @@ import { EventSource } from 'eventsource';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../src/core/clock.ts';
 import { loadConfig } from '../../src/core/config.ts';
-import { openStorage, type Backend, type Storage } from '../../src/core/storage/database.ts';
+import { openStorage, type Backend, type Storage } from '../../src/registry/storage/database.ts';
 import { buildRegistry } from '../../src/registry/app.ts';
 import { EVENT_TYPES } from '../../src/contract/event-types.ts';
 import type { EventRoutesOptions } from '../../src/registry/routes/events.ts';

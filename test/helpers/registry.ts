@@ -7,7 +7,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
 import type { Clock } from '../../src/core/clock.ts';
 import { loadConfig } from '../../src/core/config.ts';
-import { openStorage, type Backend, type Storage } from '../../src/core/storage/database.ts';
+import { openStorage, type Backend, type Storage } from '../../src/registry/storage/database.ts';
 import { buildRegistry } from '../../src/registry/app.ts';
 
 /** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */

@@ -7,7 +7,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { hashLeaf, merkleRoot, toHex } from '../../src/core/crypto/merkle.ts';
 import { isLedgerEventType } from '../../src/core/ledger-entry.ts';
-import { openStorage, type Backend, type StorageOptions } from '../../src/core/storage/database.ts';
+import { openStorage, type Backend, type StorageOptions } from '../../src/registry/storage/database.ts';
 import { BACKENDS, agentBody, openTestStorage, ulidOf } from '../helpers/registry.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

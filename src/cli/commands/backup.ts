@@ -2,9 +2,9 @@ import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config.ts';
-import { storageOptionsFromConfig } from '../../core/storage/database.ts';
-import { MIGRATIONS } from '../../core/storage/migrations/index.ts';
-import { backupDatabaseFile, inspectDatabaseFile, type DatabaseFileFigures } from '../../core/storage/sqlite-backup.ts';
+import { storageOptionsFromConfig } from '../../registry/storage/database.ts';
+import { MIGRATIONS } from '../../registry/storage/migrations/index.ts';
+import { backupDatabaseFile, inspectDatabaseFile, type DatabaseFileFigures } from '../../registry/storage/sqlite-backup.ts';
 import { UsageError, type WardCommand } from '../command.ts';
 
 const BACKUP_USAGE = `Usage: ward backup <file> [--force]

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../core/config.ts';
-import { openStorage, storageOptionsFromConfig } from '../../core/storage/database.ts';
-import { migrateToLatest } from '../../core/storage/migrator.ts';
+import { openStorage, storageOptionsFromConfig } from '../../registry/storage/database.ts';
+import { migrateToLatest } from '../../registry/storage/migrator.ts';
 import type { WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward migrate

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { RUN_STATUSES } from '../../core/storage/stores/computer-use-store.ts';
+import { RUN_STATUSES } from '../run-statuses.ts';
 import { CONSOLE_PAGES } from '../console-pages.ts';
 import { PERSONAS } from '../personas.ts';
 import { Cursor, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';

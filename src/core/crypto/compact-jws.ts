@@ -1,6 +1,6 @@
 import { createPrivateKey, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { SigningAlg } from './registry-signer.ts';
+import type { SigningAlg } from './signer-types.ts';
 
 /**
  * Compact JWS signing (RFC 7515 §7.1) with node:crypto. jose does everything else (keys, thumbprints,

@@ -2,7 +2,7 @@ import type { CallContext } from '../../core/call-context.ts';
 import { WardError } from '../../core/errors.ts';
 import { agentUri, newUlid } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import {
   countAgents,
   countOrgAgents,
@@ -14,13 +14,13 @@ import {
   replaceSkills,
   type AgentFilter,
   type AgentRow,
-} from '../../core/storage/stores/agent-store.ts';
+} from '../storage/stores/agent-store.ts';
 import {
   clearEndpointHealth,
   listEndpointHealth,
   type EndpointHealthRow,
-} from '../../core/storage/stores/endpoint-health-store.ts';
-import type { WriteUnit } from '../../core/storage/write-unit.ts';
+} from '../storage/stores/endpoint-health-store.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
 import type { EventType } from '../../contract/event-types.ts';
 import { validateTrustMaterial } from '../trust/trust-validation.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';

@@ -22,7 +22,7 @@ import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
 import { newUlid } from '../../core/ids.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import {
   findRun,
   findScreenshot,
@@ -34,8 +34,8 @@ import {
   updateRun,
   type RunRow,
   type RunStatus,
-} from '../../core/storage/stores/computer-use-store.ts';
-import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
+} from '../storage/stores/computer-use-store.ts';
+import { runWrite, type WriteUnit } from '../storage/write-unit.ts';
 import { DEFAULT_PERSONA, type Persona } from '../../contract/personas.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';

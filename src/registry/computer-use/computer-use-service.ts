@@ -7,7 +7,7 @@ import type { ConsolePage } from '../../contract/console-pages.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { createComputerUseModel, type ComputerUseModel } from './computer-use-model.ts';
 import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';

@@ -6,9 +6,9 @@
  * refused requests are recorded and the run's credential revoked before its end is written.
  */
 import type { Clock } from '../../core/clock.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { findRun, insertTurn, updateRun, type RunAction, type RunRow, type RunStatus } from '../../core/storage/stores/computer-use-store.ts';
-import type { WriteUnit } from '../../core/storage/write-unit.ts';
+import type { Storage } from '../storage/database.ts';
+import { findRun, insertTurn, updateRun, type RunAction, type RunRow, type RunStatus } from '../storage/stores/computer-use-store.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
 import { systemPrompt, type Persona } from '../../contract/personas.ts';
 import { ActionError, carryOut, type DrivenPage, type ToolInput } from './browser-actions.ts';
 import { ModelCallError, type ComputerUseModel, type ModelContentBlock, type ModelMessageParam, type ModelToolUseBlock } from './computer-use-model.ts';

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { scanTextForPhi } from '../../core/phi/index.ts';
-import { appendRunEventSeqs, type RunAction, type RunRow } from '../../core/storage/stores/computer-use-store.ts';
-import type { WriteUnit } from '../../core/storage/write-unit.ts';
+import { appendRunEventSeqs, type RunAction, type RunRow } from '../storage/stores/computer-use-store.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Persona } from '../../contract/personas.ts';
 import type { ToolInput } from './browser-actions.ts';
 import type { ModelMessageParam } from './computer-use-model.ts';

@@ -12,8 +12,8 @@
  * the version, so a database restored under a running instance (versions that repeat) is not mistaken
  * for the one the rows came from.
  */
-import type { Storage } from '../../core/storage/database.ts';
-import { agentVersions, findAgents, type AgentRow } from '../../core/storage/stores/agent-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { agentVersions, findAgents, type AgentRow } from '../storage/stores/agent-store.ts';
 
 /** How long a row checked at one event sequence is used without a query while the sequence holds. */
 const SHORTCUT_MS = 30_000;

@@ -10,7 +10,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
 import { withCompactJws, withMembers } from '../../core/crypto/json-members.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { timeoutWithinBudget, type FederatedDiscovery } from '../federation/federated-discovery.ts';
 import { createResponseCache } from './response-cache.ts';

@@ -1,5 +1,5 @@
-import type { Storage } from '../../core/storage/database.ts';
-import { rankDiscoverableBySkill } from '../../core/storage/stores/agent-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { rankDiscoverableBySkill } from '../storage/stores/agent-store.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
 import { toAgentRecords } from '../agents/agent-service.ts';
 import { createAgentRows } from './agent-rows.ts';

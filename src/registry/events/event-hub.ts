@@ -1,7 +1,7 @@
-import { listenForCommits, type CommitListener } from '../../core/storage/commit-listener.ts';
-import { onEventsCommitted } from '../../core/storage/commit-signal.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { latestSequence } from '../../core/storage/stores/event-store.ts';
+import { listenForCommits, type CommitListener } from '../storage/commit-listener.ts';
+import { onEventsCommitted } from '../storage/commit-signal.ts';
+import type { Storage } from '../storage/database.ts';
+import { latestSequence } from '../storage/stores/event-store.ts';
 
 /**
  * One per registry instance: knows how far the event sequence has committed, and wakes this

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { pruneEventsBefore } from '../../core/storage/stores/event-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { pruneEventsBefore } from '../storage/stores/event-store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { formatSseComment, formatSseEvent } from '../../core/http/server-sent-events.ts';
-import type { StoredEvent } from '../../core/storage/stores/event-store.ts';
+import type { StoredEvent } from '../storage/stores/event-store.ts';
 import { droppedFrame, eventFrame, type StreamEndReason } from './sse-format.ts';
 
 /** Tunables of one client's stream; the defaults are what production uses. */

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../core/storage/stores/event-store.ts';
+import type { StoredEvent } from '../storage/stores/event-store.ts';
 
 /**
  * The newest committed events, shared by every stream of this instance (docs/performance.md, "Event

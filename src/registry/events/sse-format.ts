@@ -1,5 +1,5 @@
 import { formatSseEvent } from '../../core/http/server-sent-events.ts';
-import type { StoredEvent } from '../../core/storage/stores/event-store.ts';
+import type { StoredEvent } from '../storage/stores/event-store.ts';
 
 /**
  * The change stream's frames (contract §6), written with the one SSE encoder

@@ -3,7 +3,7 @@
  * key the parent already holds for it; only then, and only if newer than the last one accepted, do its
  * keys change. Pure apart from the signature check.
  */
-import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
+import type { RegistryRow } from '../storage/stores/registry-store.ts';
 import { hasPrivateKeyMaterial, verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { ENTITY_CONFIGURATION_TYP } from './child-registry-types.ts';
 import { unreadableWindowMember } from '../../contract/delegation-statement.ts';

@@ -8,11 +8,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { registryUri } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import {
   findActiveSovereign,
   findRegistry,
@@ -21,8 +21,8 @@ import {
   updateRegistry,
   type RegistryFilter,
   type RegistryRow,
-} from '../../core/storage/stores/registry-store.ts';
-import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
+} from '../storage/stores/registry-store.ts';
+import { runWrite, type WriteUnit } from '../storage/write-unit.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { rolledOverKeys } from './child-key-rollover.ts';
 import { resolveChildKeys } from './child-keys.ts';

@@ -4,7 +4,7 @@
  * routes.
  */
 import type { JWK } from 'jose';
-import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
+import type { RegistryRow } from '../storage/stores/registry-store.ts';
 
 export const ENTITY_CONFIGURATION_TYP = 'ward-entity+jwt';
 export type ChildTier = RegistryRow['tier'];

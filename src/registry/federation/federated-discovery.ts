@@ -10,9 +10,9 @@
 import { Compile } from 'typebox/compile';
 import type { Clock } from '../../core/clock.ts';
 import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
-import type { RegistryRow } from '../../core/storage/stores/registry-store.ts';
+import type { RegistryRow } from '../storage/stores/registry-store.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery/discovery-service.ts';
 import { SCORE_WEIGHTS } from '../discovery/ranking.ts';
 import { DiscoveryResultCheckSchema } from '../../contract/schemas/discovery-schemas.ts';

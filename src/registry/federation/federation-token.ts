@@ -5,7 +5,7 @@
  * carries `registry:read` and nothing else.
  */
 import { decodeProtectedHeader, type JWK } from 'jose';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 
 export const FEDERATION_TOKEN_TYP = 'ward-federation+jwt';

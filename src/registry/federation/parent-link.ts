@@ -7,9 +7,9 @@
  */
 import { decodeJwt, type JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { readFederationState, writeFederationState } from '../../core/storage/stores/federation-state-store.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { Storage } from '../storage/database.ts';
+import { readFederationState, writeFederationState } from '../storage/stores/federation-state-store.ts';
 import { readBodyCapped } from '../../core/http/read-capped.ts';
 import { ENTITY_CONFIGURATION_TYP, type DelegationGrant } from './child-registries.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';

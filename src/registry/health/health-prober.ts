@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { listActiveAgentPage, setHealthRank, type AgentRow } from '../../core/storage/stores/agent-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { listActiveAgentPage, setHealthRank, type AgentRow } from '../storage/stores/agent-store.ts';
 import {
   listEndpointHealth,
   upsertEndpointHealth,
   type EndpointHealthRow,
-} from '../../core/storage/stores/endpoint-health-store.ts';
-import { acquireLease } from '../../core/storage/stores/lease-store.ts';
-import { runWrite } from '../../core/storage/write-unit.ts';
+} from '../storage/stores/endpoint-health-store.ts';
+import { acquireLease } from '../storage/stores/lease-store.ts';
+import { runWrite } from '../storage/write-unit.ts';
 import type { Endpoint } from '../../contract/agent-record.ts';
 import { HEALTH_RANKS } from '../agents/agent-service.ts';
 import { probeEndpoint, type ProbeOptions, type ProbeResult } from './probe.ts';

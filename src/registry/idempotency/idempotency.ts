@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import {
   findIdempotencyRecord,
   insertClaim,
   releaseClaim,
   takeOverClaim,
-} from '../../core/storage/stores/idempotency-store.ts';
-import { runWrite, type WriteUnit } from '../../core/storage/write-unit.ts';
-import { withRelaxedDurability } from '../../core/storage/relaxed-durability.ts';
+} from '../storage/stores/idempotency-store.ts';
+import { runWrite, type WriteUnit } from '../storage/write-unit.ts';
+import { withRelaxedDurability } from '../storage/relaxed-durability.ts';
 
 /** Keys are kept this long (contract §2). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;

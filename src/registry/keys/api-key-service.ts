@@ -3,7 +3,7 @@ import { SCOPES, type CallContext, type Scope } from '../../core/call-context.ts
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
 import { newUlid } from '../../core/ids.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import {
   ensureSecret,
   findApiKey,
@@ -13,8 +13,8 @@ import {
   revokeApiKey,
   touchApiKey,
   type ApiKeyRow,
-} from '../../core/storage/stores/api-key-store.ts';
-import type { WriteUnit } from '../../core/storage/write-unit.ts';
+} from '../storage/stores/api-key-store.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
 import { PRICING_TIER_NAMES, effectiveLimits, type LimitOverrides, type PricingTier, type PricingTierLimits } from '../../core/pricing-tiers.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { RAW_KEY_PATTERN, generateRawKey, hashKey, keyPrefix } from '../../contract/api-key-format.ts';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 import {
   EMPTY_ROOT,
   consistencyProofRanges,
@@ -12,14 +12,14 @@ import {
 } from '../../core/crypto/merkle.ts';
 import { WardError } from '../../core/errors.ts';
 import { STH_JWS_TYPE } from '../../core/ledger-entry.ts';
-import type { Storage } from '../../core/storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import {
   findLeafIndexByHash,
   ledgerTreeSize,
   listLedgerLeaves,
   nodeKey,
   readLedgerNodes,
-} from '../../core/storage/stores/ledger-store.ts';
+} from '../storage/stores/ledger-store.ts';
 
 /** Hashes are lower-case hex throughout (docs/transparency.md). */
 export type TreeHead = { tree_size: number; root_hash: string };

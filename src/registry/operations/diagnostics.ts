@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../core/clock.ts';
 import { ConfigSchema, type Config } from '../../core/config.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { migrationStatus } from '../../core/storage/migrator.ts';
-import { lastCommittedSeq, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { migrationStatus } from '../storage/migrator.ts';
+import { lastCommittedSeq, oldestRetainedSeq } from '../storage/stores/event-store.ts';
 import { WARD_VERSION } from '../../core/version.ts';
 import type { HealthProber } from '../health/health-prober.ts';
 import type { LedgerService } from '../ledger/ledger-service.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { acquireLease, countLeases, isLeaseHeld, releaseLease } from '../../core/storage/stores/lease-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { acquireLease, countLeases, isLeaseHeld, releaseLease } from '../storage/stores/lease-store.ts';
 
 const PREFIX = 'instance:';
 

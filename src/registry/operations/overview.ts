@@ -1,8 +1,8 @@
 import type { Clock } from '../../core/clock.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { countActiveEndpoints, countAgentsBy, findAgent, listTrustExpiring } from '../../core/storage/stores/agent-store.ts';
-import { countActiveEndpointHealth, listDownEndpoints } from '../../core/storage/stores/endpoint-health-store.ts';
-import { listEventsNewestFirst } from '../../core/storage/stores/event-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { countActiveEndpoints, countAgentsBy, findAgent, listTrustExpiring } from '../storage/stores/agent-store.ts';
+import { countActiveEndpointHealth, listDownEndpoints } from '../storage/stores/endpoint-health-store.ts';
+import { listEventsNewestFirst } from '../storage/stores/event-store.ts';
 import { AGENT_STATUSES, type AgentStatus } from '../../contract/agent-record.ts';
 import { flappingEndpoints, replayHealthHistory, type HealthChange } from './health-history.ts';
 import type { TrafficStats } from './traffic-stats.ts';

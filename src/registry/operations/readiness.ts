@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { pingStorage, type Storage } from '../../core/storage/database.ts';
-import { migrationStatus } from '../../core/storage/migrator.ts';
+import { pingStorage, type Storage } from '../storage/database.ts';
+import { migrationStatus } from '../storage/migrator.ts';
 
 /** How long one readiness check may take before it counts as failed. */
 const CHECK_TIMEOUT_MS = 2_000;

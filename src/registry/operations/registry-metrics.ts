@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ServerMetrics } from '../../core/http/http-metrics.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { countRunsByStatus } from '../../core/storage/stores/computer-use-store.ts';
-import { observeCommits } from '../../core/storage/write-unit.ts';
+import type { Storage } from '../storage/database.ts';
+import { countRunsByStatus } from '../storage/stores/computer-use-store.ts';
+import { observeCommits } from '../storage/write-unit.ts';
 
 /**
  * The registry's own metrics beside the HTTP ones (docs/operations.md, "Metrics"):

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import type { WriteUnit } from '../../core/storage/write-unit.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
 import type { AgentRecord } from '../../contract/agent-record.ts';
 import { STATUS_ACTIONS, STATUS_ACTION_NAMES } from '../../contract/agent-status.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';

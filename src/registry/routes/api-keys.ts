@@ -1,6 +1,6 @@
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { PRICING_TIERS, PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
-import { runWrite } from '../../core/storage/write-unit.ts';
+import { runWrite } from '../storage/write-unit.ts';
 import { executeIdempotent } from '../idempotency/idempotency.ts';
 import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
 import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';

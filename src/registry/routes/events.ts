@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { WardError } from '../../core/errors.ts';
 import { SSE_HEADERS } from '../../core/http/server-sent-events.ts';
-import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../../core/storage/stores/event-store.ts';
+import { lastCommittedSeq, listEvents, listEventsNewestFirst, oldestRetainedSeq } from '../storage/stores/event-store.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { createRecentEvents } from '../events/recent-events.ts';
 import { schedulePruning } from '../events/event-retention.ts';

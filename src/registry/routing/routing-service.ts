@@ -1,7 +1,7 @@
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ROUTING_TYP } from '../../core/crypto/answer-types.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { withCompactJws } from '../../core/crypto/json-members.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';

@@ -9,9 +9,9 @@
  */
 import { systemContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { runWrite } from '../../core/storage/write-unit.ts';
+import type { RegistrySigner } from './registry-signer.ts';
+import type { Storage } from '../storage/database.ts';
+import { runWrite } from '../storage/write-unit.ts';
 import { rotateRegistryKey, type RotatedKey } from './key-rotation.ts';
 
 const DAY_MS = 86_400_000;

@@ -1,8 +1,8 @@
 import type { CallContext } from '../../core/call-context.ts';
 import type { KeySealer } from '../../core/crypto/key-sealer.ts';
-import { createSigningKey, type SigningAlg } from '../../core/crypto/registry-signer.ts';
-import { rotateSigningKey } from '../../core/storage/stores/signing-key-store.ts';
-import type { WriteUnit } from '../../core/storage/write-unit.ts';
+import { createSigningKey, type SigningAlg } from './registry-signer.ts';
+import { rotateSigningKey } from '../storage/stores/signing-key-store.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
 
 export type RotatedKey = {
   key_id: string;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, type Config } from '../../core/config.ts';
-import type { RegistrySigner } from '../../core/crypto/registry-signer.ts';
+import type { RegistrySigner } from './registry-signer.ts';
 import { registryUri } from '../../core/ids.ts';
 import type { KnownIssuer } from './attestations.ts';
 

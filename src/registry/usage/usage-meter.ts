@@ -1,5 +1,5 @@
-import type { Storage } from '../../core/storage/database.ts';
-import { addUsageCounts, type UsageCount } from '../../core/storage/stores/usage-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { addUsageCounts, type UsageCount } from '../storage/stores/usage-store.ts';
 
 /**
  * The operation classes usage is counted in (docs/api.md "Limits and usage"):

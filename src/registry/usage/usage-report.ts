@@ -1,6 +1,6 @@
 import { WardError } from '../../core/errors.ts';
-import type { Storage } from '../../core/storage/database.ts';
-import { listUsageCounts } from '../../core/storage/stores/usage-store.ts';
+import type { Storage } from '../storage/database.ts';
+import { listUsageCounts } from '../storage/stores/usage-store.ts';
 import { effectiveLimits, type LimitOverrides, type PricingTier } from '../../core/pricing-tiers.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { bucketsFor } from '../limits/limit-policy.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { systemContext } from '../../../src/core/call-context.ts';
 import { systemClock } from '../../../src/core/clock.ts';
-import { observeCommits, runWrite } from '../../../src/core/storage/write-unit.ts';
+import { observeCommits, runWrite } from '../../../src/registry/storage/write-unit.ts';
 import { BACKENDS, agentBody, buildTestRegistry, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { setHealthRank } from '../../../src/core/storage/stores/agent-store.ts';
-import { runWrite } from '../../../src/core/storage/write-unit.ts';
+import { setHealthRank } from '../../../src/registry/storage/stores/agent-store.ts';
+import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import {
   BACKENDS,
   agentBody,

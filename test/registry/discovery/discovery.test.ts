@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compactVerify, createLocalJWKSet } from 'jose';
-import { setHealthRank } from '../../../src/core/storage/stores/agent-store.ts';
-import { upsertEndpointHealth } from '../../../src/core/storage/stores/endpoint-health-store.ts';
+import { setHealthRank } from '../../../src/registry/storage/stores/agent-store.ts';
+import { upsertEndpointHealth } from '../../../src/registry/storage/stores/endpoint-health-store.ts';
 import { BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 import { makeCertificate } from '../trust/fixtures.ts';
 

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openStorage } from '../../../src/core/storage/database.ts';
-import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
-import { runWrite } from '../../../src/core/storage/write-unit.ts';
+import { openStorage } from '../../../src/registry/storage/database.ts';
+import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
+import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import { openEventHub } from '../../../src/registry/events/event-hub.ts';
 import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { listEvents } from '../../../src/core/storage/stores/event-store.ts';
-import { runWrite } from '../../../src/core/storage/write-unit.ts';
+import { listEvents } from '../../../src/registry/storage/stores/event-store.ts';
+import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import { EVENT_TYPES } from '../../../src/contract/event-types.ts';
 import { BACKENDS, agentBody, buildTestRegistry, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 

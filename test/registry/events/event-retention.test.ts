@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.ts';
-import { lastCommittedSeq, listEvents, oldestRetainedSeq } from '../../../src/core/storage/stores/event-store.ts';
-import { ledgerTreeSize } from '../../../src/core/storage/stores/ledger-store.ts';
-import { runWrite } from '../../../src/core/storage/write-unit.ts';
+import { lastCommittedSeq, listEvents, oldestRetainedSeq } from '../../../src/registry/storage/stores/event-store.ts';
+import { ledgerTreeSize } from '../../../src/registry/storage/stores/ledger-store.ts';
+import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import { pruneExpiredEvents } from '../../../src/registry/events/event-retention.ts';
 import { BACKENDS, buildTestRegistry, registerAgent } from '../../helpers/registry.ts';
 import { collectEvents, registerOverHttp, seqsOf, startRegistries, testScope } from '../../helpers/listening.ts';

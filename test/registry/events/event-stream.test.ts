@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import type { StoredEvent } from '../../../src/core/storage/stores/event-store.ts';
+import type { StoredEvent } from '../../../src/registry/storage/stores/event-store.ts';
 import { startEventStream, type EventStreamOptions } from '../../../src/registry/events/event-stream.ts';
 
 const OPTIONS: EventStreamOptions = { pingIntervalMs: 60_000, pageSize: 10, stallTimeoutMs: 60_000, retryMs: 1000 };

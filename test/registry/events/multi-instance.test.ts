@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { commitChannelOf } from '../../../src/core/storage/commit-signal.ts';
+import { commitChannelOf } from '../../../src/registry/storage/commit-signal.ts';
 import { BACKENDS } from '../../helpers/registry.ts';
 import {
   WAIT_TIMEOUT_MS,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { StoredEvent } from '../../../src/core/storage/stores/event-store.ts';
+import type { StoredEvent } from '../../../src/registry/storage/stores/event-store.ts';
 import { createRecentEvents } from '../../../src/registry/events/recent-events.ts';
 import { eventFrame } from '../../../src/registry/events/sse-format.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { listEvents } from '../../../src/core/storage/stores/event-store.ts';
+import { listEvents } from '../../../src/registry/storage/stores/event-store.ts';
 import { createHealthProber } from '../../../src/registry/health/health-prober.ts';
 import { probeEndpoint } from '../../../src/registry/health/probe.ts';
 import { BACKENDS, buildTestRegistry, registerAgent, ulidOf } from '../../helpers/registry.ts';

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../../../src/core/errors.ts';
-import { lastCommittedSeq } from '../../../src/core/storage/stores/event-store.ts';
+import { lastCommittedSeq } from '../../../src/registry/storage/stores/event-store.ts';
 import { operationsOf, requestFor, type FuzzRequest } from '../../helpers/openapi-fuzz.ts';
 import { BACKENDS, agentBody, buildTestRegistry, registerAgent } from '../../helpers/registry.ts';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lastCommittedSeq } from '../../../src/core/storage/stores/event-store.ts';
+import { lastCommittedSeq } from '../../../src/registry/storage/stores/event-store.ts';
 import { BACKENDS, agentBody, buildTestRegistry, writeHeaders } from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { migrateToLatest } from '../../../src/core/storage/migrator.ts';
-import { listUsageCounts } from '../../../src/core/storage/stores/usage-store.ts';
+import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
+import { listUsageCounts } from '../../../src/registry/storage/stores/usage-store.ts';
 import { createUsageMeter } from '../../../src/registry/usage/usage-meter.ts';
 import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compactVerify, createLocalJWKSet } from 'jose';
-import { upsertEndpointHealth } from '../../../src/core/storage/stores/endpoint-health-store.ts';
+import { upsertEndpointHealth } from '../../../src/registry/storage/stores/endpoint-health-store.ts';
 import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import { BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 

@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { RunStatus } from '../../../contract/run-statuses.ts';
 import type { Database } from '../schema.ts';
 
-type Db = Kysely<Database>;
+export { RUN_STATUSES, type RunStatus } from '../../../contract/run-statuses.ts';
 
-export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled', 'max_turns_reached'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+type Db = Kysely<Database>;
 
 export type RunRow = {
   session_id: string;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { PLAINTEXT_KEYS, type KeySealer } from '../../crypto/key-sealer.ts';
+import { PLAINTEXT_KEYS, type KeySealer } from '../../../core/crypto/key-sealer.ts';
 import type { Database } from '../schema.ts';
 
 type Db = Kysely<Database>;

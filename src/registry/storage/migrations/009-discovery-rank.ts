@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { featuresOf, protocolsOf, tokenText } from '../../agent-capabilities.ts';
+import { featuresOf, protocolsOf, tokenText } from '../../../core/agent-capabilities.ts';
 
 /**
  * Discovery reads the top of a skill as an index range, not a sort of all its holders: each skill row

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../agent-capabilities.ts';
+import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../../core/agent-capabilities.ts';
 import { insertRows, isPostgres, runCompiled } from '../compiled-statements.ts';
 import type { AgentsTable, Database } from '../schema.ts';
 

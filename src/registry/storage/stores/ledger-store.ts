@@ -7,8 +7,8 @@ import {
   toHex,
   type Node,
   type NodeRef,
-} from '../../crypto/merkle.ts';
-import { encodeLedgerEntry, isLedgerEventType } from '../../ledger-entry.ts';
+} from '../../../core/crypto/merkle.ts';
+import { encodeLedgerEntry, isLedgerEventType } from '../../../core/ledger-entry.ts';
 import type { Database } from '../schema.ts';
 import type { StoredEvent } from './event-store.ts';
 

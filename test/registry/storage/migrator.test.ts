@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { migrateToLatest } from '../../src/core/storage/migrator.ts';
-import { MIGRATIONS } from '../../src/core/storage/migrations/index.ts';
-import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
+import { MIGRATIONS } from '../../../src/registry/storage/migrations/index.ts';
+import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {
   describe(`migrations [${backend}]`, () => {

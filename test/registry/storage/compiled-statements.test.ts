@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compiledShapes, runCompiled } from '../../src/core/storage/compiled-statements.ts';
-import { migrateToLatest } from '../../src/core/storage/migrator.ts';
+import { compiledShapes, runCompiled } from '../../../src/registry/storage/compiled-statements.ts';
+import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
 import {
   BACKENDS,
   agentBody,
@@ -15,7 +15,7 @@ import {
   openTestStorage,
   registerAgent,
   ulidOf,
-} from '../helpers/registry.ts';
+} from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {
   describe(`statements compiled once [${backend}]`, () => {

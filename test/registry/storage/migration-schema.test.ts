@@ -1,7 +1,7 @@
 /**
  * A released migration never changes what it creates: migrations 001 to 009, applied to an empty
  * database, give exactly the schema in test/fixtures/migration-schema.json, taken before they shared
- * the table helper (src/core/storage/migrations/create-table.ts). On SQLite that is the SQL of every
+ * the table helper (src/registry/storage/migrations/create-table.ts). On SQLite that is the SQL of every
  * table and index as stored; on PostgreSQL the columns, indexes and constraints as the catalogue has
  * them. `UPDATE_SCHEMA_SNAPSHOT=1` rewrites the file, for a new released migration only.
  */
@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import type { Storage } from '../../src/core/storage/database.ts';
-import { migrateToLatest } from '../../src/core/storage/migrator.ts';
-import { createTable, type ColumnSpec } from '../../src/core/storage/migrations/create-table.ts';
-import { MIGRATIONS } from '../../src/core/storage/migrations/index.ts';
-import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+import type { Storage } from '../../../src/registry/storage/database.ts';
+import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
+import { createTable, type ColumnSpec } from '../../../src/registry/storage/migrations/create-table.ts';
+import { MIGRATIONS } from '../../../src/registry/storage/migrations/index.ts';
+import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 
-const SNAPSHOT = new URL('../fixtures/migration-schema.json', import.meta.url);
+const SNAPSHOT = new URL('../../fixtures/migration-schema.json', import.meta.url);
 const LAST_IN_SNAPSHOT = '009-discovery-rank';
 const RELEASED = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name <= LAST_IN_SNAPSHOT));
 

@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'kysely';
-import { onEventsCommitted } from '../../src/core/storage/commit-signal.ts';
-import { insertEvents, listEvents, numberEvents } from '../../src/core/storage/stores/event-store.ts';
-import { appendLedgerLeaves, ledgerTreeSize, listLedgerLeaves, readLedgerTree } from '../../src/core/storage/stores/ledger-store.ts';
-import { appendLeaves, hashFromHex, hashLeaf, toHex } from '../../src/core/crypto/merkle.ts';
-import { encodeLedgerEntry } from '../../src/core/ledger-entry.ts';
-import { runWrite } from '../../src/core/storage/write-unit.ts';
-import { findIdempotencyRecord, insertClaim } from '../../src/core/storage/stores/idempotency-store.ts';
-import { openStorage, type Storage } from '../../src/core/storage/database.ts';
-import { migrateToLatest } from '../../src/core/storage/migrator.ts';
-import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
+import { onEventsCommitted } from '../../../src/registry/storage/commit-signal.ts';
+import { insertEvents, listEvents, numberEvents } from '../../../src/registry/storage/stores/event-store.ts';
+import { appendLedgerLeaves, ledgerTreeSize, listLedgerLeaves, readLedgerTree } from '../../../src/registry/storage/stores/ledger-store.ts';
+import { appendLeaves, hashFromHex, hashLeaf, toHex } from '../../../src/core/crypto/merkle.ts';
+import { encodeLedgerEntry } from '../../../src/core/ledger-entry.ts';
+import { runWrite } from '../../../src/registry/storage/write-unit.ts';
+import { findIdempotencyRecord, insertClaim } from '../../../src/registry/storage/stores/idempotency-store.ts';
+import { openStorage, type Storage } from '../../../src/registry/storage/database.ts';
+import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
+import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 
 /** A second instance on `storage`'s database, with a write queue and a kept ledger tree of its own. */
 async function openSecondInstance(t: TestContext, storage: Storage & { env: Record<string, string> }): Promise<Storage> {

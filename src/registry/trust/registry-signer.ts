@@ -1,8 +1,9 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { KeyObject } from 'node:crypto';
-import type { Clock } from '../clock.ts';
-import { signCompact, signingKeyFromJwk } from './compact-jws.ts';
-import { PLAINTEXT_KEYS, type KeySealer } from './key-sealer.ts';
+import type { Clock } from '../../core/clock.ts';
+import { signCompact, signingKeyFromJwk } from '../../core/crypto/compact-jws.ts';
+import { PLAINTEXT_KEYS, type KeySealer } from '../../core/crypto/key-sealer.ts';
+import type { PublicJwks, PublishedKey, RegistrySigner, SigningAlg } from '../../core/crypto/signer-types.ts';
 import type { Storage } from '../storage/database.ts';
 import {
   findActiveSigningKey,
@@ -14,41 +15,7 @@ import {
   type SigningKeyRow,
 } from '../storage/stores/signing-key-store.ts';
 
-export type SigningAlg = 'ES256' | 'EdDSA' | 'RS256';
-
-export type PublicJwks = { keys: JWK[] };
-
-export type PublishedKey = { kid: string; alg: string; not_before: string; not_after: string | null };
-
-/** The registry's own signing identity: signs metadata, responses and statements as compact JWS. */
-export type RegistrySigner = {
-  /** The key signing now (changes on rotation). */
-  readonly kid: string;
-  readonly alg: SigningAlg;
-  /** Compact JWS over the JSON of `payload`, header `{alg, kid, typ}`. */
-  sign(payload: unknown, typ?: string): Promise<string>;
-  /** The same over JSON already serialised, as text or UTF-8 bytes (a large answer is then serialised once, not twice). */
-  signJson(json: string | Buffer, typ?: string): Promise<string>;
-  /**
-   * The public keys clients verify with (RFC 7517 JWKS); never a private member. Each key carries
-   * `not_before` / `not_after` (docs/federation.md): a retired key verifies only until its not_after.
-   */
-  jwks(): PublicJwks;
-  /** The published keys with their validity windows (the trust anchors of this registry). */
-  publishedKeys(): readonly PublishedKey[];
-  /**
-   * One compact JWS by the current key and one by each of `kids` this registry holds, retired or
-   * expired ones included: proof to a party that knows only an older key (a parent learning of a
-   * rotation) that the new keys come from the same holder.
-   */
-  signWithKeys(payload: unknown, typ: string, kids: readonly string[]): Promise<string[]>;
-  /** How private keys are stored (sealed under a KEK, or plain); rotations write with it too. */
-  readonly keySealer: KeySealer;
-  /** Reads the keys again (after a rotation here or on another instance). */
-  reload(): Promise<void>;
-  /** Reloads when the keys were read more than a few seconds ago (before publishing them). */
-  refreshIfStale(): Promise<void>;
-};
+export type { PublicJwks, PublishedKey, RegistrySigner, SigningAlg } from '../../core/crypto/signer-types.ts';
 
 /** How stale another instance's rotation may be before this one signs with the new key. */
 const RELOAD_EVERY_MS = 5_000;
