@@ -69,7 +69,7 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
     }
     const toConsole = target.origin === consoleUrl.origin;
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port || 80, method: request.method, path: `${target.pathname}${target.search}`, headers: outgoingHeaders(request.headers, toConsole) },
+      { host: unbracketed(target.hostname), port: target.port || 80, method: request.method, path: `${target.pathname}${target.search}`, headers: outgoingHeaders(request.headers, toConsole) },
       (answer) => {
         const location = answer.headers.location;
         if (answer.statusCode && answer.statusCode >= 300 && answer.statusCode < 400 && location) {
@@ -127,7 +127,7 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
       client.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: tunnel\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
-    const upstream = connect(port, host, () => {
+    const upstream = connect(port, unbracketed(host), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
@@ -186,6 +186,11 @@ function splitHostPort(authority: string): [string, string] {
   if (bracketed) return [`[${bracketed[1]}]`, bracketed[2] ?? ''];
   const at = authority.lastIndexOf(':');
   return at < 0 ? [authority, ''] : [authority.slice(0, at), authority.slice(at + 1)];
+}
+
+/** A URL writes an IPv6 host in brackets; a socket is opened to the address without them. */
+function unbracketed(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 function cookieNames(setCookie: string[] | undefined): string[] {
