@@ -13,6 +13,7 @@ import { createRegistryClient } from '../src/client/registry-client.ts';
 import { PAGES } from '../src/console/views/layout.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { loadMeshConfig } from '../src/mesh/mesh-config.ts';
+import { CHROMIUM_ARGS } from '../src/registry/computer-use/console-browser.ts';
 import { startService } from '../src/service/start-service.ts';
 
 const args = process.argv.slice(2);
@@ -45,7 +46,7 @@ try {
   }
   await api.createApiKey({ org_id: 'org-example-trust', display_name: 'Trust integration', tier: 'business', scopes: ['registry:read', 'registry:write'] });
 
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: [...CHROMIUM_ARGS] });
   const page = await browser.newPage({ viewport: narrow ? { width: 390, height: 844 } : { width: 1280, height: 800 }, timezoneId: 'Europe/London' });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

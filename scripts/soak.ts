@@ -137,9 +137,9 @@ async function soak(registry: string, consoleUrl: string, gateway: string): Prom
     inFlight.add(run);
   }
   await Promise.all(inFlight);
+  // No extra sample at the end: the delay histogram restarts at every read, so one taken right after
+  // the last would cover a few milliseconds and read 0.
   clearInterval(sampler);
-  const last = await readMetrics(registry);
-  if (last) samples.push({ ...last, at_s: Math.round((Date.now() - started) / 1000), requests });
 
   const events = await stream.finish(registry);
   return report({ samples, statuses, failures, events, requests, started });

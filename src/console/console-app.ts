@@ -138,10 +138,6 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
 }
 
 /**
- * A page for a request refused before routing: the console's look (its stylesheet, header and problem
- * box) without its script or session, and nothing of the request.
- */
-/**
  * What every console answer carries, the earliest refusals included (they are sent before the
  * security plugin runs): the page policy, no framing, no sniffing, no caching.
  */
@@ -172,6 +168,10 @@ function prefersJson(accept: string | undefined): boolean {
   return json > 0 && json >= weight('text/html');
 }
 
+/**
+ * A page for a request refused before routing: the console's look (its stylesheet, header and problem
+ * box) without its script or session, and nothing of the request.
+ */
 function plainPage(status: 400 | 431): string {
   const what = status === 431 ? "Its headers are too large (often too many or too large cookies: clear this site's cookies)." : 'The address or the request is malformed.';
   return (

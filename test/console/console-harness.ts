@@ -12,6 +12,7 @@ import { createRegistryClient, type RegistryClient } from '../../src/client/regi
 import { loadConsoleConfig } from '../../src/console/console-config.ts';
 import { startConsole, type RunningConsole } from '../../src/console/console-server.ts';
 import type { Clock } from '../../src/core/clock.ts';
+import { CHROMIUM_ARGS } from '../../src/registry/computer-use/console-browser.ts';
 import type { Backend } from '../../src/registry/storage/database.ts';
 import { startRegistries, testScope, type ListeningRegistry, type Scope } from '../helpers/listening.ts';
 
@@ -65,7 +66,7 @@ export async function launchBrowser(t: Pick<TestContext, 'after'>): Promise<Brow
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [...CHROMIUM_ARGS],
   });
   t.after(() => browser.close());
   return browser;

@@ -12,7 +12,7 @@ import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { createComputerUseModel, type ComputerUseModel } from './computer-use-model.ts';
 import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
 import { createConsoleBrowser, SignInRefused } from './console-browser.ts';
-import { BLOCKED_HEADER } from './origin-guard-proxy.ts';
+import { BLOCKED_HEADER, originOf } from './origin-guard-proxy.ts';
 
 export { CONSOLE_PAGES, type ConsolePage } from '../../contract/console-pages.ts';
 
@@ -66,13 +66,9 @@ export function createComputerUseService(deps: ComputerUseDeps) {
    * 422 VALIDATION_ERROR when it is no address a browser can open at all (`http://host:1.evil/`).
    */
   function checkOrigin(base: string, pointer: string, place: 'body' | 'query' = 'body'): string {
-    let origin: string;
-    try {
-      origin = new URL(base).origin;
-    } catch {
-      origin = 'null';
-    }
-    if (origin === 'null') {
+    const origin = originOf(base);
+    // A URL whose scheme has no origin (`mailto:`, `data:`) has the origin "null".
+    if (origin === undefined || origin === 'null') {
       throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: place, pointer, reason: 'must be an http(s) URL a browser can open' }] });
     }
     const allowed = allowedOrigins();
@@ -149,11 +145,12 @@ export function createComputerUseService(deps: ComputerUseDeps) {
           const hop = session.blocked.findLast((blocked) => blocked.kind === refusedHop);
           throw new WardError('URL_NOT_ALLOWED', `The page at ${origin} led off the origins computer use may open; nothing was pictured.`, {
             pointer: '/base_url',
-            origin: hop ? originOf(hop.url) : null,
+            origin: hop?.origin ?? null,
             allowed: allowedOrigins(),
           });
         }
-        if (!response || new URL(session.page.url()).pathname === '/sign-in') throw credentialRefused(origin);
+        const shown = new URL(session.page.url());
+        if (!response || (shown.origin === consoleOrigin && shown.pathname === '/sign-in')) throw credentialRefused(consoleOrigin);
         return await session.page.screenshot({ type: 'png' });
       } finally {
         await session.close();
@@ -175,12 +172,4 @@ function credentialRefused(origin: string): WardError {
 function unreachable(origin: string, error: unknown): WardError {
   const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
   return new WardError('DEPENDENCY_UNAVAILABLE', `The console at ${origin} could not be opened (${reason}).`, { url: origin });
-}
-
-function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
 }

@@ -8,10 +8,30 @@
  */
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startOriginGuardProxy, type BlockedRequest } from './origin-guard-proxy.ts';
+import { originOf, startOriginGuardProxy, type BlockedRequest } from './origin-guard-proxy.ts';
 import { CONSOLE_PERSONA_HEADER } from '../../contract/personas.ts';
 
 export const VIEWPORT = { width: 1280, height: 800 } as const;
+
+/**
+ * How Ward starts Debian's Chromium, in the registry and in the tests that drive pages: root in a
+ * container has no user namespace for Chromium's sandbox (a page is confined by the origin guard, not
+ * by the sandbox), and none of Chromium's own calls home are made: a closed network refuses them, and
+ * through the origin guard they would be refused and recorded as a run's.
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-features=AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,CertificateTransparencyComponentUpdater',
+  '--disable-client-side-phishing-detection',
+  '--disable-domain-reliability',
+  '--no-pings',
+] as const;
 
 export type ConsoleSession = {
   readonly page: Page;
@@ -36,23 +56,7 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
         chromium.launch({
           executablePath: options.chromiumPath,
           headless,
-          // Root in a container has no user namespace for Chromium's sandbox; the page is confined by
-          // the origin filter below, not by the sandbox.
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-            // Chromium's own calls home (form autofill hints, safe-browsing pings, translation) would
-            // go through the origin guard too, and be refused and recorded as the run's: none are made.
-            '--disable-features=AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,CertificateTransparencyComponentUpdater',
-            '--disable-client-side-phishing-detection',
-            '--disable-domain-reliability',
-            '--no-pings',
-          ],
+          args: [...CHROMIUM_ARGS],
         }),
       )
       .catch((error: unknown) => {
@@ -93,7 +97,9 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
       });
       let context: BrowserContext;
       try {
-        context = await (await browser(session.headless ?? true)).newContext({
+        context = await (
+          await browser(session.headless ?? true)
+        ).newContext({
           viewport: VIEWPORT,
           timezoneId: 'UTC',
           serviceWorkers: 'block',
@@ -108,22 +114,26 @@ export function createConsoleBrowser(options: { chromiumPath: string }) {
         await context.close().catch(() => undefined);
         await proxy.close();
       };
-      // The first hop of each request, refused before it leaves the browser; every later hop (a
-      // redirect's) is the proxy's to check.
-      await context.route('**/*', async (route) => {
-        const request = route.request();
-        const url = request.url();
-        if (!isAllowed(url, session.allowedOrigins)) {
-          blocked.push({ url, kind: 'request' });
-          return route.abort('blockedbyclient');
-        }
-        if (session.persona === undefined || originOf(url) !== session.consoleOrigin) return route.continue();
-        return route.continue({ headers: { ...(await request.allHeaders()), [CONSOLE_PERSONA_HEADER]: session.persona } });
-      });
       try {
+        // The first hop of each request, refused before it leaves the browser; every later hop (a
+        // redirect's) is the proxy's to check.
+        await context.route('**/*', async (route) => {
+          const request = route.request();
+          const url = request.url();
+          if (!isAllowed(url, session.allowedOrigins)) {
+            blocked.push({ url, origin: originOf(url) ?? url, kind: 'request' });
+            return route.abort('blockedbyclient');
+          }
+          if (session.persona === undefined || originOf(url) !== session.consoleOrigin)
+            return route.continue();
+          return route.continue({
+            headers: { ...(await request.allHeaders()), [CONSOLE_PERSONA_HEADER]: session.persona },
+          });
+        });
         if (session.credential) {
           await signIn(context, session.consoleOrigin, session.credential, session.persona);
-          for (const cookie of await context.cookies(session.consoleOrigin)) proxy.consoleCookies.add(cookie.name);
+          for (const cookie of await context.cookies(session.consoleOrigin))
+            proxy.consoleCookies.add(cookie.name);
         }
         const page = await context.newPage();
         return { page, blocked, close };
@@ -160,24 +170,27 @@ export class SignInRefused extends Error {}
  * in the context's jar (HttpOnly: no page script reads it). A console that opens without sign-in
  * redirects away from its form, and is left as it is.
  */
-async function signIn(context: BrowserContext, consoleOrigin: string, credential: string | (() => Promise<string>), persona: string | undefined): Promise<void> {
+async function signIn(
+  context: BrowserContext,
+  consoleOrigin: string,
+  credential: string | (() => Promise<string>),
+  persona: string | undefined,
+): Promise<void> {
   const url = new URL('/sign-in', consoleOrigin).href;
   const headers: Record<string, string> = persona === undefined ? {} : { [CONSOLE_PERSONA_HEADER]: persona };
   const form = await context.request.get(url, { maxRedirects: 0, headers });
   if (form.status() >= 300 && form.status() < 400) return;
   const csrf = /<input[^>]*name="_csrf"[^>]*value="([^"]*)"/.exec(await form.text())?.[1];
-  if (form.status() !== 200 || csrf === undefined) throw new SignInRefused(`the console's sign-in form could not be read (${form.status()})`);
+  if (form.status() !== 200 || csrf === undefined)
+    throw new SignInRefused(`the console's sign-in form could not be read (${form.status()})`);
   // The console answers 303 to the next page when it admits the credential, and the form again (401,
   // 403) when it does not.
   const secret = typeof credential === 'string' ? credential : await credential();
-  const answer = await context.request.post(url, { form: { _csrf: csrf, credential: secret, next: '/dashboard' }, maxRedirects: 0, headers: { ...headers, origin: consoleOrigin } });
-  if (answer.status() !== 303) throw new SignInRefused(`the console refused the credential at sign-in (${answer.status()})`);
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
+  const answer = await context.request.post(url, {
+    form: { _csrf: csrf, credential: secret, next: '/dashboard' },
+    maxRedirects: 0,
+    headers: { ...headers, origin: consoleOrigin },
+  });
+  if (answer.status() !== 303)
+    throw new SignInRefused(`the console refused the credential at sign-in (${answer.status()})`);
 }

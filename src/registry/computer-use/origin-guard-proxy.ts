@@ -20,8 +20,11 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
-/** A request the browser tried to make and the proxy (or the browser's filter) refused. */
-export type BlockedRequest = { readonly url: string; readonly kind: BlockedKind };
+/**
+ * A request the browser tried to make and the proxy (or the browser's filter) refused: its address,
+ * and where it was going (the URL's origin; a tunnel's `host:port`, which is all a CONNECT names).
+ */
+export type BlockedRequest = { readonly url: string; readonly origin: string; readonly kind: BlockedKind };
 export type BlockedKind = 'request' | 'redirect' | 'tunnel';
 
 /** Marks the proxy's own refusals, so a caller can tell them from a page's answer. */
@@ -64,7 +67,7 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
       return;
     }
     if (!options.allowedOrigins.includes(target.origin)) {
-      refuse(response, { url: target.href, kind: 'request' }, `${target.origin} is not an origin computer use may open.`);
+      refuse(response, { url: target.href, origin: target.origin, kind: 'request' }, `${target.origin} is not an origin computer use may open.`);
       return;
     }
     const toConsole = target.origin === consoleUrl.origin;
@@ -76,7 +79,7 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
           const next = parseRelative(location, target);
           if (!next || !options.allowedOrigins.includes(next.origin)) {
             answer.resume();
-            refuse(response, { url: next?.href ?? location, kind: 'redirect' }, `${target.origin} redirected to ${next?.origin ?? 'an unreadable address'}, which computer use may not open.`);
+            refuse(response, { url: next?.href ?? location, origin: next?.origin ?? location, kind: 'redirect' }, `${target.origin} redirected to ${next?.origin ?? 'an unreadable address'}, which computer use may not open.`);
             return;
           }
         }
@@ -118,12 +121,11 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
     const port = Number(portText);
     const allowed = options.allowedOrigins.some((origin) => {
       const url = new URL(origin);
-      return url.hostname === host && Number(url.port || (url.protocol === 'https:' ? 443 : 80)) === port;
+      return url.hostname === host && portOf(url) === port;
     });
-    const consolePort = Number(consoleUrl.port || (consoleUrl.protocol === 'https:' ? 443 : 80));
-    const carriesConsoleCookies = host === consoleUrl.hostname && port !== consolePort;
+    const carriesConsoleCookies = host === consoleUrl.hostname && port !== portOf(consoleUrl);
     if (!allowed || carriesConsoleCookies || !Number.isInteger(port)) {
-      options.onBlocked({ url: `//${request.url ?? ''}`, kind: 'tunnel' });
+      options.onBlocked({ url: request.url ?? '', origin: request.url ?? '', kind: 'tunnel' });
       client.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: tunnel\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
@@ -145,7 +147,7 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
   server.on('connect', tunnel);
   // A WebSocket asked for in absolute form (Chromium tunnels instead): nothing is forwarded that way.
   server.on('upgrade', (request: IncomingMessage, socket: Socket) => {
-    options.onBlocked({ url: request.url ?? '', kind: 'request' });
+    options.onBlocked({ url: request.url ?? '', origin: originOf(request.url ?? '') ?? '', kind: 'request' });
     socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: request\r\ncontent-length: 0\r\n\r\n`);
   });
   server.on('connection', (socket: Socket) => {
@@ -186,6 +188,20 @@ function splitHostPort(authority: string): [string, string] {
   if (bracketed) return [`[${bracketed[1]}]`, bracketed[2] ?? ''];
   const at = authority.lastIndexOf(':');
   return at < 0 ? [authority, ''] : [authority.slice(0, at), authority.slice(at + 1)];
+}
+
+/** The origin of `url`, or undefined when no parser reads it. */
+export function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The port a URL reaches, its scheme's default when it names none. */
+function portOf(url: URL): number {
+  return Number(url.port || (url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80));
 }
 
 /** A URL writes an IPv6 host in brackets; a socket is opened to the address without them. */

@@ -109,20 +109,9 @@ export function ledgerForm(action: RunAction): Record<string, unknown> {
   return { ...rest, ...(error ? { failed: true } : {}) };
 }
 
-/**
- * A refused request as the ledger records it: its kind, and its origin (a tunnel's `host:port`) and
- * full address as digests only, as the ledger keeps every address.
- */
+/** A refused request as the ledger records it: its kind, and its origin and full address as digests only (the ledger keeps no address). */
 export function ledgerBlocked(blocked: BlockedRequest): Record<string, unknown> {
-  let origin = blocked.url.replace(/^\/\//, '');
-  if (blocked.kind !== 'tunnel') {
-    try {
-      origin = new URL(blocked.url).origin;
-    } catch {
-      // an address no parser reads: its digest is the address itself
-    }
-  }
-  return { blocked_kind: blocked.kind, origin_sha256: sha256(origin), url_sha256: sha256(blocked.url) };
+  return { blocked_kind: blocked.kind, origin_sha256: sha256(blocked.origin), url_sha256: sha256(blocked.url) };
 }
 
 /** The page's address, which a screenshot of the page alone (no address bar) does not show. */

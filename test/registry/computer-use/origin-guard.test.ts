@@ -91,7 +91,7 @@ function escapes(elsewhere: string) {
 
 type Stack = { registry: ListeningRegistry; consoleUrl: string; model: ScriptedModel };
 
-async function startStack(t: TestContext, allowed: string, script: ModelTurn[], consoleEnv: Record<string, string> = {}): Promise<Stack> {
+async function startStack(t: TestContext, allowed: string, script: Parameters<typeof startScriptedModel>[1], consoleEnv: Record<string, string> = {}): Promise<Stack> {
   const scope = testScope(t);
   const model = await startScriptedModel(scope, script);
   const [registry] = await startRegistries(scope, 'sqlite', {
@@ -224,6 +224,40 @@ describe('computer use: the origin guard', NEEDS_CHROMIUM, () => {
     }
     // The model saw no credential either.
     for (const request of stack.model.requests) assert.ok(!JSON.stringify(request.body).includes('rk_'), 'no key in what the model was sent');
+  });
+
+  test("a run stops at its next turn when the key that asked for it is revoked, and its own key is revoked with it", async (t) => {
+    const allowed = await recordingServer(t, () => page('Allowed', ''));
+    let registryUrl = '';
+    let adminKeyId = '';
+    // The administrator's key is revoked while the model thinks about the first turn.
+    const stack = await startStack(
+      t,
+      allowed.origin,
+      async (index): Promise<ModelTurn> => {
+        if (index === 0) {
+          const revoked = await fetch(`${registryUrl}/v1/admin/billing/api-keys/${adminKeyId}`, { method: 'DELETE' });
+          assert.equal(revoked.status, 204);
+          return { actions: [{ action: 'wait', duration: 0.1 }] };
+        }
+        return { final: 'Should not be asked.' };
+      },
+      { REGISTRY_AUTH_MODE: 'jwt' },
+    );
+    registryUrl = stack.registry.baseUrl;
+    const created = await call(stack, 'POST', '/v1/admin/billing/api-keys', { org_id: 'org-ops', display_name: 'admin', tier: 'enterprise', scopes: ['registry:read', 'registry:admin'] });
+    adminKeyId = created.body.key_id;
+
+    const run = await runToEnd(stack, { task: 'Look around.', max_turns: 5 }, { 'x-api-key': created.body.raw_key });
+    assert.equal(run.status, 'failed');
+    assert.equal(run.failure_reason, 'the credential that asked for the run was revoked or has expired');
+    assert.equal(run.turns_taken, 1, 'the turn in flight is recorded; no other starts');
+    assert.equal(stack.model.requests.length, 1, 'the model was not asked again');
+    const keys = (await call(stack, 'GET', '/v1/admin/billing/api-keys?org_id=org-ops')).body.api_keys as any[];
+    const runKey = keys.find((key) => key.display_name.includes(run.session_id));
+    assert.ok(runKey?.revoked_at, "the run's own key is revoked too");
+    const types = run.ledger_entries.map((entry: any) => entry.type);
+    assert.ok(types.indexOf('api_key.revoked') < types.indexOf('computer_use.ended'), 'revoked before the end is written');
   });
 
   test('an address no browser can parse is 422 naming the field, on both endpoints', async (t) => {

@@ -8,24 +8,16 @@ import { describe, test, type TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { systemClock } from '../../../../src/core/clock.ts';
 import { createAvatarAgent } from '../../../../src/mesh/agents/avatar/avatar-agent.ts';
+import { CHROMIUM_ARGS } from '../../../../src/registry/computer-use/console-browser.ts';
 import { listenAgent, meshConfig } from '../../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
+// Ward's Chromium flags, and sound that plays without a click (the page speaks on its own).
+const AVATAR_CHROMIUM_ARGS = [...CHROMIUM_ARGS, '--autoplay-policy=no-user-gesture-required'];
 const NEEDS_CHROMIUM = existsSync(CHROMIUM) ? {} : { skip: `${CHROMIUM} is absent (apt-get install chromium); .ci/run installs it` };
 
 async function launch(t: TestContext): Promise<Browser> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: AVATAR_CHROMIUM_ARGS, headless: true });
   t.after(() => browser.close());
   return browser;
 }
