@@ -57,7 +57,7 @@ export async function startOriginGuardProxy(options: OriginGuardOptions): Promis
   function refuse(response: ServerResponse, blocked: BlockedRequest, why: string): void {
     options.onBlocked(blocked);
     response.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', [BLOCKED_HEADER]: blocked.kind });
-    response.end(`<!doctype html><title>Blocked</title><h1>Blocked</h1><p>${escapeHtml(why)}</p>`);
+    response.end(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Blocked</title><h1>Blocked</h1><p>${escapeHtml(why)}</p></html>`);
   }
 
   function forward(request: IncomingMessage, response: ServerResponse): void {
