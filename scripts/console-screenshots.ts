@@ -13,7 +13,7 @@ import { createRegistryClient } from '../src/client/registry-client.ts';
 import { PAGES } from '../src/console/views/layout.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { loadMeshConfig } from '../src/mesh/mesh-config.ts';
-import { CHROMIUM_ARGS } from '../src/registry/computer-use/console-browser.ts';
+import { CHROMIUM_ARGS } from '../src/computer-use/console-browser.ts';
 import { startService } from '../src/service/start-service.ts';
 
 const args = process.argv.slice(2);

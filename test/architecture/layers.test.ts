@@ -30,6 +30,8 @@ const REFUSED: Array<[string, string]> = [
   ['src/core/fixture.ts', '../contract/agent-record.ts'],
   ['src/core/fixture.ts', '../client/registry-client.ts'],
   ['src/registry/fixture.ts', '../console/console-app.ts'],
+  ['src/computer-use/fixture.ts', '../registry/computer-use/computer-use-runs.ts'],
+  ['src/computer-use/fixture.ts', '../console/console-app.ts'],
 ];
 
 const ALLOWED: Array<[string, string]> = [
@@ -40,6 +42,8 @@ const ALLOWED: Array<[string, string]> = [
   ['src/mcp/fixture.ts', '../contract/mcp-vocabulary.ts'],
   ['src/registry/fixture.ts', '../client/trust/bundle-verifier.ts'],
   ['src/registry/fixture.ts', '../contract/schemas/common.ts'],
+  ['src/registry/computer-use/fixture.ts', '../../computer-use/console-browser.ts'],
+  ['src/computer-use/fixture.ts', '../contract/personas.ts'],
 ];
 
 describe('layers', () => {

@@ -12,7 +12,7 @@ import { createRegistryClient, type RegistryClient } from '../../src/client/regi
 import { loadConsoleConfig } from '../../src/console/console-config.ts';
 import { startConsole, type RunningConsole } from '../../src/console/console-server.ts';
 import type { Clock } from '../../src/core/clock.ts';
-import { CHROMIUM_ARGS } from '../../src/registry/computer-use/console-browser.ts';
+import { CHROMIUM_ARGS } from '../../src/computer-use/console-browser.ts';
 import type { Backend } from '../../src/registry/storage/database.ts';
 import { startRegistries, testScope, type ListeningRegistry, type Scope } from '../helpers/listening.ts';
 

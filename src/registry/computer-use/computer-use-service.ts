@@ -9,10 +9,11 @@ import type { Config } from '../../core/config.ts';
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
-import { createComputerUseModel, type ComputerUseModel } from './computer-use-model.ts';
+import { createComputerUseModel, type ComputerUseModel } from '../../computer-use/computer-use-model.ts';
 import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
-import { createConsoleBrowser, SignInRefused } from './console-browser.ts';
-import { BLOCKED_HEADER, originOf } from './origin-guard-proxy.ts';
+import { createConsoleBrowser } from '../../computer-use/console-browser.ts';
+import { screenshotConsolePage } from '../../computer-use/console-screenshot.ts';
+import { originOf } from '../../computer-use/origin-guard-proxy.ts';
 
 export { CONSOLE_PAGES, type ConsolePage } from '../../contract/console-pages.ts';
 
@@ -121,40 +122,11 @@ export function createComputerUseService(deps: ComputerUseDeps) {
     requireDependencies,
     checkOrigin,
 
-    /**
-     * A PNG of one console page at the fixed viewport, signed in to the console (and only the console)
-     * with the caller's own credential. A page that redirects off the allowed origins is refused, not
-     * pictured.
-     */
+    /** A PNG of one console page (console-screenshot.ts), at an allowed origin, with the caller's credential. */
     async screenshot(input: { page: ConsolePage; baseUrl?: string | undefined; credential?: string | undefined }): Promise<Buffer> {
       const origin = checkOrigin(input.baseUrl ?? consoleOrigin, '/base_url', 'query');
       requireDependencies(['browser']);
-      let session: Awaited<ReturnType<typeof browser.open>>;
-      try {
-        session = await browser.open({ consoleOrigin, allowedOrigins: allowedOrigins(), credential: input.credential });
-      } catch (error) {
-        if (error instanceof SignInRefused) throw credentialRefused(consoleOrigin);
-        throw unreachable(consoleOrigin, error);
-      }
-      try {
-        const response = await session.page.goto(new URL(`/${input.page}`, origin).href, { waitUntil: 'load' }).catch((error: unknown) => {
-          throw unreachable(origin, error);
-        });
-        const refusedHop = response?.headers()[BLOCKED_HEADER];
-        if (refusedHop !== undefined) {
-          const hop = session.blocked.findLast((blocked) => blocked.kind === refusedHop);
-          throw new WardError('URL_NOT_ALLOWED', `The page at ${origin} led off the origins computer use may open; nothing was pictured.`, {
-            pointer: '/base_url',
-            origin: hop?.origin ?? null,
-            allowed: allowedOrigins(),
-          });
-        }
-        const shown = new URL(session.page.url());
-        if (!response || (shown.origin === consoleOrigin && shown.pathname === '/sign-in')) throw credentialRefused(consoleOrigin);
-        return await session.page.screenshot({ type: 'png' });
-      } finally {
-        await session.close();
-      }
+      return screenshotConsolePage(browser, { consoleOrigin, allowedOrigins: allowedOrigins(), origin, page: input.page, credential: input.credential });
     },
 
     /** Ends the runs of this instance (recorded as failed), then closes the browser. */
@@ -163,13 +135,4 @@ export function createComputerUseService(deps: ComputerUseDeps) {
       await browser.close();
     },
   };
-}
-
-function credentialRefused(origin: string): WardError {
-  return new WardError('DEPENDENCY_UNAVAILABLE', 'The console asked for sign-in and did not accept the credential of this request.', { url: origin });
-}
-
-function unreachable(origin: string, error: unknown): WardError {
-  const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  return new WardError('DEPENDENCY_UNAVAILABLE', `The console at ${origin} could not be opened (${reason}).`, { url: origin });
 }

@@ -11,10 +11,10 @@ import { scanTextForPhi } from '../../core/phi/index.ts';
 import { appendRunEventSeqs, type RunAction, type RunRow } from '../storage/stores/computer-use-store.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Persona } from '../../contract/personas.ts';
-import type { ToolInput } from './browser-actions.ts';
-import type { ModelMessageParam } from './computer-use-model.ts';
-import type { ConsoleSession } from './console-browser.ts';
-import type { BlockedRequest } from './origin-guard-proxy.ts';
+import type { ToolInput } from '../../computer-use/browser-actions.ts';
+import type { ModelMessageParam } from '../../computer-use/computer-use-model.ts';
+import type { ConsoleSession } from '../../computer-use/console-browser.ts';
+import type { BlockedRequest } from '../../computer-use/origin-guard-proxy.ts';
 
 /** How many of the latest screenshots the model is sent again each turn; older ones become a note. */
 const SCREENSHOTS_KEPT_IN_CONVERSATION = 3;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { describe, test } from 'node:test';
 import { createRegistryClient } from '../../../src/client/registry-client.ts';
-import { createConsoleBrowser } from '../../../src/registry/computer-use/console-browser.ts';
+import { createConsoleBrowser } from '../../../src/computer-use/console-browser.ts';
 import { CONSOLE_PAGES } from '../../../src/registry/computer-use/computer-use-service.ts';
 import { CHROMIUM, NEEDS_CHROMIUM, startConsoleFor } from '../../console/console-harness.ts';
 import { startRegistries, testScope } from '../../helpers/listening.ts';

@@ -8,7 +8,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { systemClock } from '../../../../src/core/clock.ts';
 import { createAvatarAgent } from '../../../../src/mesh/agents/avatar/avatar-agent.ts';
-import { CHROMIUM_ARGS } from '../../../../src/registry/computer-use/console-browser.ts';
+import { CHROMIUM_ARGS } from '../../../../src/computer-use/console-browser.ts';
 import { listenAgent, meshConfig } from '../../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -5,7 +5,7 @@
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { BetaContentBlockParam, BetaMessage, BetaMessageParam, BetaToolUseBlock } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import type { Config } from '../../core/config.ts';
+import type { Config } from '../core/config.ts';
 import { VIEWPORT } from './console-browser.ts';
 
 export type { BetaContentBlockParam as ModelContentBlock, BetaMessage as ModelMessage, BetaMessageParam as ModelMessageParam, BetaToolUseBlock as ModelToolUseBlock };

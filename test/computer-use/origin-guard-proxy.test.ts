@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { BLOCKED_HEADER, startOriginGuardProxy, type BlockedRequest } from '../../../src/registry/computer-use/origin-guard-proxy.ts';
+import { BLOCKED_HEADER, startOriginGuardProxy, type BlockedRequest } from '../../src/computer-use/origin-guard-proxy.ts';
 
 type Seen = { url: string; headers: IncomingHttpHeaders };
 

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { originOf, startOriginGuardProxy, type BlockedRequest } from './origin-guard-proxy.ts';
-import { CONSOLE_PERSONA_HEADER } from '../../contract/personas.ts';
+import { CONSOLE_PERSONA_HEADER } from '../contract/personas.ts';
 
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 

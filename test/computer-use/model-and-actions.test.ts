@@ -1,9 +1,9 @@
 /** The pure parts of computer use: the tool version a model speaks, and the tool's key names in Playwright's terms. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ActionError, playwrightKey } from '../../../src/registry/computer-use/browser-actions.ts';
-import { computerToolFor } from '../../../src/registry/computer-use/computer-use-model.ts';
-import { personaMayAct, PERSONAS, systemPrompt } from '../../../src/contract/personas.ts';
+import { ActionError, playwrightKey } from '../../src/computer-use/browser-actions.ts';
+import { computerToolFor } from '../../src/computer-use/computer-use-model.ts';
+import { personaMayAct, PERSONAS, systemPrompt } from '../../src/contract/personas.ts';
 
 describe('computer use: tool versions, keys and personas', () => {
   test('the computer tool version follows the model', () => {
