@@ -53,6 +53,9 @@ export const ERROR_CODES = {
   // Computer use (contract §12)
   URL_NOT_ALLOWED: { status: 422, retryable: false, title: 'The address is outside COMPUTER_USE_ALLOWED_ORIGINS.' },
   RUN_NOT_FOUND: { status: 404, retryable: false, title: 'No such computer-use run, or no such turn of it.' },
+  // The FHIR directory (docs/fhir.md): answered as an OperationOutcome there
+  RESOURCE_NOT_FOUND: { status: 404, retryable: false, title: 'No FHIR resource of this type with this id.' },
+  NOT_ACCEPTABLE: { status: 406, retryable: false, title: 'The answer can only be JSON (application/fhir+json).' },
   // Event stream and transparency ledger (contract §6)
   CURSOR_EXPIRED: { status: 410, retryable: false, title: 'The events after this cursor are no longer retained.' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No ledger entry with this leaf hash.' },

@@ -57,6 +57,7 @@ import { createServerMetrics } from '../core/http/http-metrics.ts';
 import { createTrafficStats } from './operations/traffic-stats.ts';
 import { operationsRoutes } from './routes/operations.ts';
 import { computerUseRoutes } from './routes/computer-use.ts';
+import { fhirRoutes } from './routes/fhir.ts';
 import { createComputerUseService } from './computer-use/computer-use-service.ts';
 import { transparencyRoutes } from './routes/transparency.ts';
 
@@ -308,6 +309,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(usageRoutes, { limiter, meter });
     await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis, metrics: serverMetrics, draining: () => draining });
     await app.register(computerUseRoutes, { computerUse: services.computerUse });
+    await app.register(fhirRoutes, { prefix: '/fhir' });
     await app.register(openApiRoutes);
 
     const sweep = setInterval(() => {

@@ -14,6 +14,8 @@ const PUBLIC = new Set([
   // Federation: signed statements for children and signed status for verifiers, like OCSP (docs/federation.md).
   'GET /v1/federation/fetch',
   'GET /v1/federation/status',
+  // What the FHIR directory supports: clients read it before they authenticate (docs/fhir.md).
+  'GET /fhir/metadata',
 ]);
 
 /**

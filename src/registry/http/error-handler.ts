@@ -8,7 +8,7 @@ import { toValidationIssues } from './validation.ts';
  * (unknown route, malformed JSON, wrong media type, oversized body) included. 5xx bodies never say
  * what went wrong inside; the log does, under the request id.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, send: ErrorRenderer = sendEnvelope): void {
   if (!app.hasReplyDecorator('errorCode')) app.decorateReply('errorCode', null);
   app.setNotFoundHandler((request, reply) => {
     send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
@@ -48,7 +48,13 @@ function frameworkCode(error: FastifyError): ErrorCode | undefined {
   return undefined;
 }
 
-function send(
+/**
+ * Writes an error answer. The registry's is the envelope; a surface that speaks another standard (the
+ * FHIR directory's OperationOutcome) passes its own, and every error is still decided here once.
+ */
+export type ErrorRenderer = (reply: FastifyReply, code: ErrorCode, message: string | undefined, details: Record<string, unknown>, retryAfterMs?: number | null) => FastifyReply;
+
+function sendEnvelope(
   reply: FastifyReply,
   code: ErrorCode,
   message: string | undefined,
@@ -67,7 +73,7 @@ function send(
  * in the envelope, without the refused value (Fastify's own message repeats the URL, which may be PHI).
  */
 export function frameworkErrorsInEnvelope(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void send(reply, 'BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a percent-escape is not valid).' : undefined, {});
+  void sendEnvelope(reply, 'BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a percent-escape is not valid).' : undefined, {});
 }
 
 /**

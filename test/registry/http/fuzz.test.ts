@@ -31,6 +31,7 @@ function checkAnswer(request: FuzzRequest, status: number, contentType: string, 
   const where = `${request.label} → ${status}: ${text.slice(0, 300)}`;
   assert.notEqual(status, 500, where);
   if (status < 400) return;
+  if (request.url.startsWith('/fhir/')) return checkOutcome(status, contentType, text, where);
   assert.match(contentType, /^application\/json/, where);
   const body = JSON.parse(text) as { error?: { code?: string; message?: unknown; details?: unknown; retryable?: unknown; retry_after_ms?: unknown } };
   const code = body.error?.code as keyof typeof ERROR_CODES | undefined;
@@ -40,6 +41,16 @@ function checkAnswer(request: FuzzRequest, status: number, contentType: string, 
   assert.equal(typeof body.error?.details, 'object', where);
   assert.equal(body.error?.retryable, ERROR_CODES[code].retryable, where);
   if (status >= 500) assert.ok(code === 'DEPENDENCY_UNAVAILABLE' || code === 'SERVICE_UNAVAILABLE', where);
+}
+
+/** The FHIR directory answers errors as OperationOutcomes, the Ward code in `issue[0].details.coding`. */
+function checkOutcome(status: number, contentType: string, text: string, where: string): void {
+  assert.match(contentType, /^application\/fhir\+json/, where);
+  const body = JSON.parse(text) as { resourceType?: string; issue?: Array<{ details?: { coding?: Array<{ code?: string }> } }> };
+  assert.equal(body.resourceType, 'OperationOutcome', where);
+  const code = body.issue?.[0]?.details?.coding?.[0]?.code as keyof typeof ERROR_CODES | undefined;
+  assert.ok(code !== undefined && code in ERROR_CODES, `an undocumented code: ${where}`);
+  assert.equal(ERROR_CODES[code].status, status, `the status of ${code}: ${where}`);
 }
 
 for (const backend of BACKENDS) {

@@ -1,0 +1,183 @@
+/**
+ * Searches of the FHIR directory: a parsed search (search-parameters.ts) as the store's own filters
+ * where it has them (agent id, status, owner, name), the rest checked on each resource, paged by
+ * resource-pages.ts. Answers are `searchset` Bundles with `self` and `next` links.
+ */
+import type { AgentRecord } from '../../contract/agent-record.ts';
+import { URI_IDENTIFIER_SYSTEM } from '../../contract/fhir-vocabulary.ts';
+import { WardError } from '../../core/errors.ts';
+import { parseAgentId } from '../../core/ids.ts';
+import type { AgentService } from '../agents/agent-service.ts';
+import type { Storage } from '../storage/database.ts';
+import type { AgentFilter } from '../storage/stores/agent-store.ts';
+import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
+import { deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
+import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
+import { single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
+
+export type SearchDeps = { agents: AgentService; storage: Storage; registryId: string };
+
+/** How many agents a `_summary=count` may read where the store cannot count (Endpoint filters). */
+const COUNT_READ_LIMIT = 100_000;
+
+export type SearchAnswer = { resources: FhirResource[]; next: string | undefined; total: number | undefined };
+
+/** A plan: the store's filter (or none: nothing can match), what is checked per resource, and whether the store's count is exact. */
+type Plan = { filter: AgentFilter | undefined; keep: (resource: FhirResource) => boolean; exactCount: boolean };
+
+const matchesToken = (wanted: Token, system: string | undefined, code: string | undefined) =>
+  code !== undefined && wanted.code === code && (wanted.system === undefined || wanted.system === (system ?? ''));
+
+/** Every "and" group has a value among its "or" alternatives that `test` accepts. */
+function everyGroup<T>(groups: T[][] | undefined, test: (value: T) => boolean): boolean {
+  return (groups ?? []).every((alternatives) => alternatives.some(test));
+}
+
+/** `Organization/<id>` or `<id>` (or a full URL ending so) as the owner's `org_id` filter; null when it names none. */
+function ownerFilter(request: SearchRequest): { orgId?: string } | null {
+  const reference = single(request.strings.get('organization') ?? request.tokens.get('organization')?.map((group) => group.map((token) => token.code)), 'organization');
+  if (reference === undefined) return {};
+  const id = reference.split('/').at(-1) ?? '';
+  const read = readOrganizationId(id);
+  if (read === undefined || 'digest' in read) return null;
+  return { orgId: read.orgId };
+}
+
+/** `_id` and `identifier` as the agent's ULID; null when they name none, or name different ones. */
+function agentIdFilter(request: SearchRequest, type: ResourceType): { id?: string } | null {
+  const ids = new Set<string>();
+  const byId = single(request.tokens.get('_id'), '_id');
+  if (byId !== undefined) {
+    const ulid = type === 'Device' ? parseAgentId(byId.code)?.ulid : parseAgentId(byId.code.split('-')[0] ?? '')?.ulid;
+    if (ulid === undefined) return null;
+    ids.add(ulid);
+  }
+  const identifier = single(request.tokens.get('identifier'), 'identifier');
+  if (identifier !== undefined) {
+    if (identifier.system !== undefined && identifier.system !== URI_IDENTIFIER_SYSTEM) return null;
+    const ulid = parseAgentId(identifier.code)?.ulid;
+    if (ulid === undefined) return null;
+    ids.add(ulid);
+  }
+  if (ids.size > 1) return null;
+  const [id] = ids;
+  return id === undefined ? {} : { id };
+}
+
+function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
+  const owner = ownerFilter(request);
+  const agent = agentIdFilter(request, type);
+  if (owner === null || agent === null) return { filter: undefined, keep: () => false, exactCount: true };
+  const filter: AgentFilter = { ...owner, ...agent };
+  const checks: Array<(resource: FhirResource) => boolean> = [];
+  const statuses = request.tokens.get('status');
+  const names = request.strings.get(type === 'Device' ? 'device-name' : 'name');
+  if (type === 'Device') {
+    const status = statuses?.length === 1 && statuses[0]?.length === 1 ? statuses[0][0]?.code : undefined;
+    if (status === 'active') filter.status = 'active';
+    else if (statuses) checks.push((device) => everyGroup(statuses, (token) => matchesToken(token, undefined, device.status as string)));
+    // One name the store can match (contains, any case), unless an id is also asked for (the store ORs the two).
+    const name = names?.length === 1 && names[0]?.length === 1 && filter.id === undefined ? names[0][0] : undefined;
+    if (name !== undefined) filter.nameContains = name;
+    else if (names) checks.push((device) => everyGroup(names, (text) => deviceNameOf(device).includes(text.toLowerCase())));
+    const types = request.tokens.get('type');
+    if (types) checks.push((device) => everyGroup(types, (token) => codingsOf(device.type).some((coding) => matchesToken(token, coding.system, coding.code))));
+  } else {
+    if (request.tokens.has('_id')) {
+      const wanted = request.tokens.get('_id') ?? [];
+      checks.push((endpoint) => everyGroup(wanted, (token) => token.code === endpoint.id));
+    }
+    if (statuses) checks.push((endpoint) => everyGroup(statuses, (token) => matchesToken(token, undefined, endpoint.status as string)));
+    if (names) checks.push((endpoint) => everyGroup(names, (text) => String(endpoint.name).toLowerCase().startsWith(text.toLowerCase())));
+    const connections = request.tokens.get('connection-type');
+    if (connections) {
+      checks.push((endpoint) => {
+        const coding = endpoint.connectionType as { system: string; code: string };
+        return everyGroup(connections, (token) => matchesToken(token, coding.system, coding.code));
+      });
+    }
+  }
+  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' };
+}
+
+const deviceNameOf = (device: FhirResource) => String((device.deviceName as Array<{ name: string }>)[0]?.name ?? '').toLowerCase();
+const codingsOf = (concept: unknown) => ((concept as { coding?: Array<{ system: string; code: string }> } | undefined)?.coding ?? []);
+
+function agentSource(deps: SearchDeps, type: 'Device' | 'Endpoint', plan: Plan & { filter: AgentFilter }): ItemSource {
+  const expand = (record: AgentRecord) => (type === 'Device' ? [deviceOf(record)] : endpointsOf(record)).filter(plan.keep);
+  return {
+    async page(cursor, limit) {
+      const page = await deps.agents.list(plan.filter, { limit, ...(cursor === undefined ? {} : { cursor }) });
+      return { items: page.agents.map(expand), next: page.next_cursor ?? undefined };
+    },
+  };
+}
+
+function organizationPlan(deps: SearchDeps, request: SearchRequest): { filter: { orgId?: string } | undefined; keep: (resource: FhirResource) => boolean; digest?: string } {
+  const checks: Array<(resource: FhirResource) => boolean> = [];
+  const filter: { orgId?: string } = {};
+  let digest: string | undefined;
+  const byId = single(request.tokens.get('_id'), '_id');
+  if (byId !== undefined) {
+    const read = readOrganizationId(byId.code);
+    if (read === undefined) return { filter: undefined, keep: () => false };
+    if ('orgId' in read) filter.orgId = read.orgId;
+    else digest = read.digest;
+  }
+  const identifier = single(request.tokens.get('identifier'), 'identifier');
+  if (identifier !== undefined) {
+    if ((identifier.system !== undefined && identifier.system !== deps.registryId) || (filter.orgId !== undefined && filter.orgId !== identifier.code)) {
+      return { filter: undefined, keep: () => false };
+    }
+    filter.orgId = identifier.code;
+  }
+  const names = request.strings.get('name');
+  if (names) checks.push((organization) => everyGroup(names, (text) => String(organization.name).toLowerCase().startsWith(text.toLowerCase())));
+  return { filter, keep: (resource) => checks.every((check) => check(resource)), ...(digest ? { digest } : {}) };
+}
+
+function organizationSource(deps: SearchDeps, plan: { filter: { orgId?: string }; keep: (resource: FhirResource) => boolean; digest?: string }): ItemSource {
+  return {
+    async page(cursor, limit) {
+      const owners = await listOwnerPage(deps.storage.db, plan.filter, { limit, ...(cursor === undefined ? {} : { afterOrgId: cursor }) });
+      const items = await Promise.all(
+        owners.map(async (owner) => {
+          if (plan.digest !== undefined && !hasOrganizationDigest(owner.org_id, plan.digest)) return [];
+          const organization = organizationOf(owner.org_id, await deps.agents.get(owner.newest_agent_id), deps.registryId);
+          return plan.keep(organization) ? [organization] : [];
+        }),
+      );
+      return { items, next: owners.length === limit ? owners.at(-1)?.org_id : undefined };
+    },
+  };
+}
+
+/** One page of a search on `type`, and the total where it is known (always for `_summary=count`). */
+export async function search(deps: SearchDeps, type: ResourceType, request: SearchRequest): Promise<SearchAnswer> {
+  const kind = `fhir-${type}`;
+  if (type === 'Organization') {
+    const plan = organizationPlan(deps, request);
+    if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
+    const source = organizationSource(deps, { ...plan, filter: plan.filter });
+    const exact = plan.digest === undefined && !request.strings.has('name');
+    if (request.summaryCount) return { resources: [], next: undefined, total: exact ? await countOwners(deps.storage.db, plan.filter) : await countOrRefuse(source) };
+    const page = await collectPage(source, kind, request.count, request.pageToken);
+    return { ...page, total: exact ? await countOwners(deps.storage.db, plan.filter) : undefined };
+  }
+  const plan = agentPlan(type, request);
+  if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
+  const source = agentSource(deps, type, { ...plan, filter: plan.filter });
+  if (request.summaryCount) {
+    return { resources: [], next: undefined, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : await countOrRefuse(source) };
+  }
+  const page = await collectPage(source, kind, request.count, request.pageToken);
+  return { ...page, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : undefined };
+}
+
+async function countOrRefuse(source: ItemSource): Promise<number> {
+  const total = await countAll(source, COUNT_READ_LIMIT);
+  if (total !== undefined) return total;
+  throw new WardError('BAD_REQUEST', `Too many agents to count this search (over ${COUNT_READ_LIMIT}); narrow it by organization or identifier.`, {
+    errors: [{ in: 'query', pointer: '/_summary', reason: 'too many to count' }],
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * The FHIR R4 directory at `/fhir` (docs/fhir.md): read and search of Device, Endpoint and
+ * Organization, and the CapabilityStatement. Read-only, `registry:read` like the rest of the
+ * registry's reads; JSON only. Every error in this scope is an OperationOutcome (the registry's error
+ * decisions, rendered the FHIR way), an unknown path under `/fhir` included: register it with the
+ * prefix `/fhir`, which gives the scope its own not-found handler.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { FHIR_JSON } from '../../contract/fhir-vocabulary.ts';
+import { WardError } from '../../core/errors.ts';
+import { WARD_VERSION } from '../../core/version.ts';
+import { capabilityStatement } from '../fhir/capability-statement.ts';
+import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
+import { search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
+import { parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
+import { registerErrorHandling } from '../http/error-handler.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
+
+const FHIR_CONTENT_TYPE = `${FHIR_JSON}; charset=utf-8`;
+const TYPES = Object.keys(SEARCH_PARAMETERS) as ResourceType[];
+const AnyQuery = Type.Object({}, { additionalProperties: true });
+const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
+
+/**
+ * JSON or nothing: `_format` (FHIR R4 §3.1.0.1.8) must name JSON, and an `Accept` header must allow
+ * it. XML is 406 with an OperationOutcome, in JSON, since that is all this server writes.
+ */
+function requireJson(request: FastifyRequest): void {
+  const format = (request.query as Record<string, unknown>)._format;
+  if (format !== undefined && !JSON_FORMATS.has(String(format).split(';')[0]?.trim() ?? '')) {
+    throw new WardError('NOT_ACCEPTABLE', `This server answers FHIR JSON only; _format=${String(format).slice(0, 40)} is not supported.`, { format: 'xml' });
+  }
+  const accept = request.headers.accept;
+  if (accept && !/(^|,)\s*(\*\/\*|application\/\*|application\/(fhir\+)?json)\s*(;|,|$)/i.test(accept)) {
+    throw new WardError('NOT_ACCEPTABLE', 'This server answers FHIR JSON only (application/fhir+json); the Accept header allows none.', { format: 'xml' });
+  }
+}
+
+/** `Prefer: handling=strict` refuses unknown search parameters; lenient (the default) ignores them. */
+const isStrict = (request: FastifyRequest) => /(^|[,;\s])handling\s*=\s*strict\b/i.test(String(request.headers.prefer ?? ''));
+
+function sendResource(reply: FastifyReply, resource: FhirResource): FastifyReply {
+  const meta = resource.meta as { versionId?: string; lastUpdated?: string } | undefined;
+  if (meta?.versionId) reply.header('etag', `W/"${meta.versionId}"`);
+  if (meta?.lastUpdated) reply.header('last-modified', new Date(meta.lastUpdated).toUTCString());
+  return reply.type(FHIR_CONTENT_TYPE).send(resource);
+}
+
+const notFound = (type: ResourceType, id: string) => new WardError('RESOURCE_NOT_FOUND', `There is no ${type}/${id.slice(0, 80)} here.`, { resource_type: type, id: id.slice(0, 80) });
+
+export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) => {
+  const { ward } = app;
+  const deps: SearchDeps = { agents: ward.agents, storage: ward.storage, registryId: ward.registryId };
+  registerErrorHandling(app, sendOperationOutcome);
+  app.addHook('onRequest', async (request) => requireJson(request));
+
+  app.get('/metadata', { schema: { tags: ['fhir'], summary: 'The FHIR CapabilityStatement', querystring: AnyQuery } }, async (_request, reply) =>
+    reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() })),
+  );
+
+  /** The resource of `type` with `id`, or a 404 OperationOutcome. */
+  async function read(type: ResourceType, id: string): Promise<FhirResource> {
+    if (type === 'Organization') {
+      const wanted = readOrganizationId(id);
+      const { resources } = wanted ? await search(deps, 'Organization', { ...emptySearch(), tokens: new Map([['_id', [[{ code: id }]]]]) }) : { resources: [] };
+      if (resources[0]) return resources[0];
+      throw notFound(type, id);
+    }
+    const ulid = (type === 'Device' ? id : id.split('-')[0]) ?? '';
+    const record = /^[0-9A-HJKMNP-TV-Z]{26}$/.test(ulid) ? await ward.agents.get(ulid).catch(() => undefined) : undefined;
+    const resource = record && (type === 'Device' ? deviceOf(record) : endpointsOf(record).find((endpoint) => endpoint.id === id));
+    if (!resource) throw notFound(type, id);
+    return resource;
+  }
+
+  for (const type of TYPES) {
+    app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery } }, async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const parsed = parseSearch(type, query, isStrict(request));
+      const answer = await search(deps, type, parsed);
+      const base = `${ward.baseUrl()}/fhir/${type}`;
+      const link = (extra: Array<[string, string]>) => `${base}?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
+      return reply.type(FHIR_CONTENT_TYPE).send({
+        resourceType: 'Bundle',
+        type: 'searchset',
+        ...(answer.total === undefined ? {} : { total: answer.total }),
+        link: [
+          { relation: 'self', url: link(parsed.pageToken ? [['_page_token', parsed.pageToken]] : []) },
+          ...(answer.next ? [{ relation: 'next', url: link([['_page_token', answer.next]]) }] : []),
+        ],
+        ...(answer.resources.length > 0
+          ? { entry: answer.resources.map((resource) => ({ fullUrl: `${base}/${resource.id}`, resource, search: { mode: 'match' } })) }
+          : {}),
+      });
+    });
+    app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery } }, async (request, reply) =>
+      sendResource(reply, await read(type, request.params.id)),
+    );
+  }
+});
+
+function emptySearch() {
+  return { tokens: new Map(), strings: new Map(), count: 1, summaryCount: false, used: [] };
+}
