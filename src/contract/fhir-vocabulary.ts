@@ -25,6 +25,8 @@ export const WARD_CODE_SYSTEMS = {
   skill: 'urn:ward:fhir:CodeSystem:skill',
   /** Ward's record statuses (active, suspended, revoked, retired) and trust states. */
   recordStatus: 'urn:ward:fhir:CodeSystem:record-status',
+  /** The Ward event type a `Provenance` records (`agent.suspended`, …; docs/api.md). */
+  eventType: 'urn:ward:fhir:CodeSystem:event-type',
   /** The Ward error code of an `OperationOutcome` issue (docs/errors.md). */
   errorCode: 'urn:ward:fhir:CodeSystem:error-code',
 } as const;

@@ -9,6 +9,7 @@ const PROFILES: Record<ResourceType, string> = {
   Device: 'http://hl7.org/fhir/StructureDefinition/Device',
   Endpoint: 'http://hl7.org/fhir/StructureDefinition/Endpoint',
   Organization: 'http://hl7.org/fhir/StructureDefinition/Organization',
+  Provenance: 'http://hl7.org/fhir/StructureDefinition/Provenance',
 };
 
 const PARAMETER_DEFINITIONS: Record<string, string> = {
@@ -20,6 +21,7 @@ const PARAMETER_DEFINITIONS: Record<string, string> = {
   'device-name': 'http://hl7.org/fhir/SearchParameter/Device-device-name',
   type: 'http://hl7.org/fhir/SearchParameter/Device-type',
   'connection-type': 'http://hl7.org/fhir/SearchParameter/Endpoint-connection-type',
+  target: 'http://hl7.org/fhir/SearchParameter/Provenance-target',
 };
 
 export function capabilityStatement(options: { baseUrl: string; software: { name: string; version: string }; date: string }) {
@@ -30,7 +32,7 @@ export function capabilityStatement(options: { baseUrl: string; software: { name
     publisher: 'Ward',
     kind: 'instance',
     software: options.software,
-    implementation: { description: 'Ward agent registry: AI agents as Device, their endpoints as Endpoint, their owners as Organization', url: `${options.baseUrl}/fhir` },
+    implementation: { description: 'Ward agent registry: AI agents as Device, their endpoints as Endpoint, their owners as Organization, their history as Provenance', url: `${options.baseUrl}/fhir` },
     fhirVersion: FHIR_VERSION,
     format: [FHIR_JSON, 'json'],
     rest: [
@@ -41,7 +43,7 @@ export function capabilityStatement(options: { baseUrl: string; software: { name
           type,
           profile: PROFILES[type],
           interaction: [{ code: 'read' }, { code: 'search-type' }],
-          versioning: 'versioned',
+          versioning: type === 'Provenance' ? 'no-version' : 'versioned',
           readHistory: false,
           conditionalRead: 'not-supported',
           searchParam: SEARCH_PARAMETERS[type].map((parameter) => ({

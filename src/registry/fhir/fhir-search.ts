@@ -11,11 +11,21 @@ import type { AgentService } from '../agents/agent-service.ts';
 import type { Storage } from '../storage/database.ts';
 import type { AgentFilter } from '../storage/stores/agent-store.ts';
 import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
+import { listLedgerLeavesOf } from '../storage/stores/ledger-store.ts';
+import type { SignedTreeHead } from '../ledger/ledger-service.ts';
+import { provenanceOf } from './provenance.ts';
 import { deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
 import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
 import { single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
 
-export type SearchDeps = { agents: AgentService; storage: Storage; registryId: string };
+export type SearchDeps = {
+  agents: AgentService;
+  storage: Storage;
+  registryId: string;
+  /** Where the registry's transparency entries are served (the Provenance leaf identifiers' system). */
+  entriesUrl: () => string;
+  treeHead: () => Promise<SignedTreeHead>;
+};
 
 /** How many agents a `_summary=count` may read where the store cannot count (Endpoint filters). */
 const COUNT_READ_LIMIT = 100_000;
@@ -155,6 +165,7 @@ function organizationSource(deps: SearchDeps, plan: { filter: { orgId?: string }
 /** One page of a search on `type`, and the total where it is known (always for `_summary=count`). */
 export async function search(deps: SearchDeps, type: ResourceType, request: SearchRequest): Promise<SearchAnswer> {
   const kind = `fhir-${type}`;
+  if (type === 'Provenance') return provenanceSearch(deps, request, kind);
   if (type === 'Organization') {
     const plan = organizationPlan(deps, request);
     if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
@@ -180,4 +191,28 @@ async function countOrRefuse(source: ItemSource): Promise<number> {
   throw new WardError('BAD_REQUEST', `Too many agents to count this search (over ${COUNT_READ_LIMIT}); narrow it by organization or identifier.`, {
     errors: [{ in: 'query', pointer: '/_summary', reason: 'too many to count' }],
   });
+}
+
+/** `Provenance?target=Device/<id>`: the agent's ledger leaves, oldest first. */
+async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: string): Promise<SearchAnswer> {
+  const target = single(request.strings.get('target') ?? request.tokens.get('target')?.map((group) => group.map((token) => token.code)), 'target');
+  if (target === undefined) {
+    throw new WardError('BAD_REQUEST', 'Provenance is searched by target (target=Device/<id>).', { errors: [{ in: 'query', pointer: '/target', reason: 'required' }] });
+  }
+  const [targetType, id] = target.split('/').slice(-2);
+  const ulid = targetType === 'Device' && id ? parseAgentId(id)?.ulid : undefined;
+  const record = ulid === undefined ? undefined : await deps.agents.get(ulid).catch(() => undefined);
+  if (!record) return { resources: [], next: undefined, total: 0 };
+  const context = { target: `Device/${ulid}`, registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
+  const source: ItemSource = {
+    async page(cursor, limit) {
+      const leaves = await listLedgerLeavesOf(deps.storage.db, record.agent_id, { limit, ...(cursor === undefined ? {} : { afterLeafIndex: Number(cursor) }) });
+      // Only leaves the signed tree head covers: one written since it was read waits for the next answer.
+      const covered = leaves.filter((leaf) => leaf.leafIndex < context.treeHead.tree_size);
+      const last = covered.at(-1);
+      return { items: covered.map((leaf) => [provenanceOf(leaf, context)]), next: covered.length === limit && last ? String(last.leafIndex) : undefined };
+    },
+  };
+  if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
+  return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
 }

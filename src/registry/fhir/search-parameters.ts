@@ -7,7 +7,7 @@
  */
 import { WardError } from '../../core/errors.ts';
 
-export type ResourceType = 'Device' | 'Endpoint' | 'Organization';
+export type ResourceType = 'Device' | 'Endpoint' | 'Organization' | 'Provenance';
 
 export type SearchParameterDefinition = { name: string; type: 'token' | 'string' | 'reference'; documentation: string };
 
@@ -34,6 +34,7 @@ export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDef
     { name: 'identifier', type: 'token', documentation: "The owner's org_id (system: the registry URI)." },
     { name: 'name', type: 'string', documentation: 'The organisation name; matches where it starts with the text, in any case.' },
   ],
+  Provenance: [{ name: 'target', type: 'reference', documentation: 'The Device whose history is asked for (Device/<id>); required.' }],
 };
 
 /** Parameters every search takes (besides `_format` and `_pretty`, read for every request). */

@@ -14,6 +14,9 @@ import { capabilityStatement } from '../fhir/capability-statement.ts';
 import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
 import { search, type SearchDeps } from '../fhir/fhir-search.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
+import { provenanceOf, readProvenanceId } from '../fhir/provenance.ts';
+import { findLedgerLeaf } from '../storage/stores/ledger-store.ts';
+import { parseAgentId } from '../../core/ids.ts';
 import { parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
@@ -53,7 +56,13 @@ const notFound = (type: ResourceType, id: string) => new WardError('RESOURCE_NOT
 
 export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) => {
   const { ward } = app;
-  const deps: SearchDeps = { agents: ward.agents, storage: ward.storage, registryId: ward.registryId };
+  const deps: SearchDeps = {
+    agents: ward.agents,
+    storage: ward.storage,
+    registryId: ward.registryId,
+    entriesUrl: () => `${ward.baseUrl()}/v1/transparency/entries`,
+    treeHead: () => ward.ledger.signedTreeHead(),
+  };
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
@@ -63,6 +72,15 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
 
   /** The resource of `type` with `id`, or a 404 OperationOutcome. */
   async function read(type: ResourceType, id: string): Promise<FhirResource> {
+    if (type === 'Provenance') {
+      const leafIndex = readProvenanceId(id);
+      const leaf = leafIndex === undefined ? undefined : await findLedgerLeaf(ward.storage.db, leafIndex);
+      // Only an agent's changes are Provenance here (a run's session id is a ULID too, but no agent URI).
+      const agent = leaf?.subject?.startsWith('registry://') ? parseAgentId(leaf.subject) : undefined;
+      const treeHead = await deps.treeHead();
+      if (!leaf || !agent || leaf.leafIndex >= treeHead.tree_size) throw notFound(type, id);
+      return provenanceOf(leaf, { target: `Device/${agent.ulid}`, registryId: ward.registryId, entriesUrl: deps.entriesUrl(), treeHead });
+    }
     if (type === 'Organization') {
       const wanted = readOrganizationId(id);
       const { resources } = wanted ? await search(deps, 'Organization', { ...emptySearch(), tokens: new Map([['_id', [[{ code: id }]]]]) }) : { resources: [] };

@@ -140,6 +140,8 @@ export type LedgerLeavesTable = {
   seq: ColumnType<number | string, number, never>;
   leaf_hash: string;
   entry: string;
+  /** The subject of the event it records (migration 012); null only where an entry names none. */
+  subject: string | null;
 };
 
 /** A complete perfect subtree of the ledger (level 0 = leaf); written once, never updated. */

@@ -326,9 +326,10 @@ async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], clo
                            ${events.map((e) => e.occurred_at)}::text[], ${events.map((e) => e.subject)}::text[],
                            ${events.map((e) => e.data)}::text[])
     ), leaves as (
-      insert into ledger_leaves (leaf_index, seq, leaf_hash, entry)
+      insert into ledger_leaves (leaf_index, seq, leaf_hash, entry, subject)
       select * from unnest(${leaves.map((l) => l.leaf_index)}::bigint[], ${leaves.map((l) => l.seq)}::bigint[],
-                           ${leaves.map((l) => l.leaf_hash)}::text[], ${leaves.map((l) => l.entry)}::text[])
+                           ${leaves.map((l) => l.leaf_hash)}::text[], ${leaves.map((l) => l.entry)}::text[],
+                           ${leaves.map((l) => l.subject)}::text[])
     ), nodes as (
       insert into ledger_nodes (level, node_index, hash)
       select * from unnest(${nodes.map((n) => n.level)}::integer[], ${nodes.map((n) => n.node_index)}::bigint[], ${nodes.map((n) => n.hash)}::text[])

@@ -10,6 +10,7 @@ import { Client } from 'fhir-kit-client';
 import { BACKENDS, agentBody, ulidOf } from '../../helpers/registry.ts';
 import { startRegistries, testScope } from '../../helpers/listening.ts';
 import { fhirIssues } from '../../helpers/fhir-validation.ts';
+import { runWard } from '../../helpers/ward-process.ts';
 
 const ORGS = [
   { org_id: 'org-leeds-th', org_name: 'Leeds Teaching Hospitals' },
@@ -64,7 +65,7 @@ for (const backend of BACKENDS) {
       assert.equal(capabilities.resourceType, 'CapabilityStatement');
       assert.equal(capabilities.fhirVersion, '4.0.1');
       assert.deepEqual(fhirIssues(capabilities), []);
-      assert.deepEqual(capabilities.rest[0].resource.map((resource: any) => resource.type), ['Device', 'Endpoint', 'Organization']);
+      assert.deepEqual(capabilities.rest[0].resource.map((resource: any) => resource.type), ['Device', 'Endpoint', 'Organization', 'Provenance']);
 
       const devices = await searchAll(client, 'Device', { _count: '4' });
       assert.equal(devices.length, 13);
@@ -128,6 +129,27 @@ for (const backend of BACKENDS) {
       const endpoint = await getFhir(`${baseUrl}/fhir/Endpoint/${off.body.entry[0].resource.id}`);
       assert.equal(endpoint.body.status, 'off');
       assert.deepEqual(fhirIssues(endpoint.body), []);
+
+      // Its history as Provenance from the ledger: each change with the leaf an outside auditor checks.
+      const client = new Client({ baseUrl: `${baseUrl}/fhir` });
+      const history = await searchAll(client, 'Provenance', { target: `Device/${ulid}`, _count: '2' });
+      const operations = history.map((provenance) => provenance.activity.coding[1].code);
+      assert.equal(operations[0], 'agent.registered');
+      assert.deepEqual(operations.slice(-2), ['agent.suspended', 'agent.revoked']);
+      assert.deepEqual(history.slice(-2).map((provenance) => provenance.activity.coding[0].code), ['SUSPEND', 'NULLIFY']);
+      assert.ok(history.every((provenance) => provenance.target[0].reference === `Device/${ulid}`));
+      const revokedAt = history.at(-1);
+      const leaf = revokedAt.entity[0].what.identifier.value;
+      assert.equal(revokedAt.entity[0].what.identifier.system, `${baseUrl}/v1/transparency/entries`);
+      const reread = await getFhir(`${baseUrl}/fhir/Provenance/${revokedAt.id}`);
+      assert.equal(reread.status, 200);
+      assert.deepEqual(fhirIssues(reread.body), []);
+      const verified = await runWard(t, ['ledger', 'verify', '--url', baseUrl, '--leaf', leaf]);
+      assert.equal(verified.code, 0, verified.stderr + verified.stdout);
+      const other = await getFhir(`${baseUrl}/fhir/Provenance?target=Device/01ARZ3NDEKTSV4RRFFQ69G5FAV`);
+      assert.equal(other.body.total, 0);
+      const untargeted = await getFhir(`${baseUrl}/fhir/Provenance`);
+      assert.equal(untargeted.status, 400);
     });
 
     test('every bad request is an OperationOutcome with the Ward code: XML, unknown parameters when strict, bad values, unknown ids and paths, PHI', async (t) => {

@@ -10,6 +10,7 @@ import * as computerUse from './008-computer-use.ts';
 import * as discoveryRank from './009-discovery-rank.ts';
 import * as agentNameUnique from './010-agent-name-unique.ts';
 import * as batchToken from './011-batch-token.ts';
+import * as ledgerSubjects from './012-ledger-subjects.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009-discovery-rank': discoveryRank,
   '010-agent-name-unique': agentNameUnique,
   '011-batch-token': batchToken,
+  '012-ledger-subjects': ledgerSubjects,
 };

@@ -20,19 +20,22 @@ const INSERT_CHUNK = 200;
 
 /** The rows an append adds: its leaves, and the perfect subtrees they complete. */
 export type LedgerAppend = {
-  leaves: Array<{ leaf_index: number; seq: number; leaf_hash: string; entry: string }>;
+  leaves: Array<{ leaf_index: number; seq: number; leaf_hash: string; entry: string; subject: string }>;
   nodes: Array<{ level: number; node_index: number; hash: string }>;
 };
 
 /**
- * Appends the ledgered events among `events` as leaves, with every perfect subtree they complete (the
- * migration that created the ledger appends the history this way; write units plan the append and
- * write it with the rest of their batch, write-unit.ts). Must run where no other append can: inside a
+ * Appends the ledgered events among `events` as leaves, with every perfect subtree they complete, as
+ * the migration that created the ledger (003) appends the history: without the leaves' subjects,
+ * whose column migration 012 adds (and fills from the entries). Write units plan the append and write
+ * it with the rest of their batch (write-unit.ts). Must run where no other append can: inside a
  * transaction that holds the `event_sequence` lock, or in a migration.
  */
 export async function appendLedgerLeaves(tx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
   const { append } = await planLedgerAppend(tx, events);
-  if (append) await insertLedgerAppend(tx, append);
+  if (!append) return;
+  const leaves = append.leaves.map(({ subject: _subject, ...leaf }) => leaf);
+  await insertLedgerAppend(tx, { ...append, leaves: leaves as LedgerAppend['leaves'] });
 }
 
 /** The stored tree's right edge: its size and the hashes of its peaks, all an append needs. */
@@ -73,6 +76,7 @@ export async function planLedgerAppend(
         seq: event.seq,
         leaf_hash: toHex(leafHashes[i] as Uint8Array),
         entry: entries[i] as string,
+        subject: event.subject,
       })),
       nodes: created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })),
     },
@@ -131,6 +135,20 @@ export async function listLedgerLeaves(db: Kysely<Database>, start: number, end:
     .orderBy('leaf_index', 'asc')
     .execute();
   return rows.map((row) => ({ leafIndex: Number(row.leaf_index), seq: Number(row.seq), leafHash: row.leaf_hash, entry: row.entry }));
+}
+
+/** A subject's leaves (its changes) in index order after `afterLeafIndex`, at most `limit`. */
+export async function listLedgerLeavesOf(db: Kysely<Database>, subject: string, page: { afterLeafIndex?: number; limit: number }): Promise<LedgerLeaf[]> {
+  let query = db.selectFrom('ledger_leaves').select(['leaf_index', 'seq', 'leaf_hash', 'entry']).where('subject', '=', subject);
+  if (page.afterLeafIndex !== undefined) query = query.where('leaf_index', '>', page.afterLeafIndex);
+  const rows = await query.orderBy('leaf_index', 'asc').limit(page.limit).execute();
+  return rows.map((row) => ({ leafIndex: Number(row.leaf_index), seq: Number(row.seq), leafHash: row.leaf_hash, entry: row.entry }));
+}
+
+/** One leaf, if the ledger has it. */
+export async function findLedgerLeaf(db: Kysely<Database>, leafIndex: number): Promise<(LedgerLeaf & { subject: string | null }) | undefined> {
+  const row = await db.selectFrom('ledger_leaves').selectAll().where('leaf_index', '=', leafIndex).executeTakeFirst();
+  return row && { leafIndex: Number(row.leaf_index), seq: Number(row.seq), leafHash: row.leaf_hash, entry: row.entry, subject: row.subject };
 }
 
 /** The lowest leaf index with this hash (lower-case hex), if any. */
