@@ -3,7 +3,7 @@
  * Device, Endpoint and Organization with the parameters of search-parameters.ts, JSON only.
  */
 import { FHIR_JSON, FHIR_VERSION } from '../../contract/fhir-vocabulary.ts';
-import { SEARCH_PARAMETERS, type ResourceType } from './search-parameters.ts';
+import { INCLUDES, SEARCH_PARAMETERS, type ResourceType } from './search-parameters.ts';
 
 const PROFILES: Record<ResourceType, string> = {
   Device: 'http://hl7.org/fhir/StructureDefinition/Device',
@@ -14,6 +14,7 @@ const PROFILES: Record<ResourceType, string> = {
 
 const PARAMETER_DEFINITIONS: Record<string, string> = {
   _id: 'http://hl7.org/fhir/SearchParameter/Resource-id',
+  _lastUpdated: 'http://hl7.org/fhir/SearchParameter/Resource-lastUpdated',
   identifier: 'http://hl7.org/fhir/SearchParameter/{type}-identifier',
   status: 'http://hl7.org/fhir/SearchParameter/{type}-status',
   organization: 'http://hl7.org/fhir/SearchParameter/{type}-organization',
@@ -46,9 +47,10 @@ export function capabilityStatement(options: { baseUrl: string; software: { name
           versioning: type === 'Provenance' ? 'no-version' : 'versioned',
           readHistory: false,
           conditionalRead: 'not-supported',
+          ...(INCLUDES[type].length > 0 ? { searchInclude: [...INCLUDES[type]] } : {}),
           searchParam: SEARCH_PARAMETERS[type].map((parameter) => ({
             name: parameter.name,
-            definition: (PARAMETER_DEFINITIONS[parameter.name] ?? '').replace('{type}', type),
+            ...(PARAMETER_DEFINITIONS[parameter.name] ? { definition: (PARAMETER_DEFINITIONS[parameter.name] as string).replace('{type}', type) } : {}),
             type: parameter.type,
             documentation: parameter.documentation,
           })),

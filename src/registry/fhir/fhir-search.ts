@@ -4,22 +4,24 @@
  * resource-pages.ts. Answers are `searchset` Bundles with `self` and `next` links.
  */
 import type { AgentRecord } from '../../contract/agent-record.ts';
-import { URI_IDENTIFIER_SYSTEM } from '../../contract/fhir-vocabulary.ts';
+import { URI_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentService } from '../agents/agent-service.ts';
+import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import type { Storage } from '../storage/database.ts';
 import type { AgentFilter } from '../storage/stores/agent-store.ts';
 import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
 import { listLedgerLeavesOf } from '../storage/stores/ledger-store.ts';
 import type { SignedTreeHead } from '../ledger/ledger-service.ts';
 import { provenanceOf } from './provenance.ts';
-import { deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
+import { deviceId, deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
 import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
 import { single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
 
 export type SearchDeps = {
   agents: AgentService;
+  discovery: DiscoveryService;
   storage: Storage;
   registryId: string;
   /** Where the registry's transparency entries are served (the Provenance leaf identifiers' system). */
@@ -33,7 +35,7 @@ const COUNT_READ_LIMIT = 100_000;
 export type SearchAnswer = { resources: FhirResource[]; next: string | undefined; total: number | undefined };
 
 /** A plan: the store's filter (or none: nothing can match), what is checked per resource, and whether the store's count is exact. */
-type Plan = { filter: AgentFilter | undefined; keep: (resource: FhirResource) => boolean; exactCount: boolean };
+type Plan = { filter: AgentFilter | undefined; keep: (resource: FhirResource) => boolean; exactCount: boolean; skill?: string | undefined };
 
 const matchesToken = (wanted: Token, system: string | undefined, code: string | undefined) =>
   code !== undefined && wanted.code === code && (wanted.system === undefined || wanted.system === (system ?? ''));
@@ -82,6 +84,8 @@ function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
   const checks: Array<(resource: FhirResource) => boolean> = [];
   const statuses = request.tokens.get('status');
   const names = request.strings.get(type === 'Device' ? 'device-name' : 'name');
+  const updated = request.dates.get('_lastUpdated');
+  if (updated) checks.push((resource) => everyGroup(updated, (test) => test(Date.parse((resource.meta as { lastUpdated: string }).lastUpdated))));
   if (type === 'Device') {
     const status = statuses?.length === 1 && statuses[0]?.length === 1 ? statuses[0][0]?.code : undefined;
     if (status === 'active') filter.status = 'active';
@@ -107,7 +111,9 @@ function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
       });
     }
   }
-  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' };
+  const skill = type === 'Device' ? single(request.tokens.get('skill'), 'skill') : undefined;
+  if (skill?.system !== undefined && skill.system !== WARD_CODE_SYSTEMS.skill) return { filter: undefined, keep: () => false, exactCount: true };
+  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' && !skill, skill: skill?.code };
 }
 
 const deviceNameOf = (device: FhirResource) => String((device.deviceName as Array<{ name: string }>)[0]?.name ?? '').toLowerCase();
@@ -119,6 +125,31 @@ function agentSource(deps: SearchDeps, type: 'Device' | 'Endpoint', plan: Plan &
     async page(cursor, limit) {
       const page = await deps.agents.list(plan.filter, { limit, ...(cursor === undefined ? {} : { cursor }) });
       return { items: page.agents.map(expand), next: page.next_cursor ?? undefined };
+    },
+  };
+}
+
+/** Discovery's ranking can be paged this deep; past it a skill search ends (docs/fhir.md). */
+const MAX_RANKED = 1000;
+
+/**
+ * `Device?skill=`: the discoverable agents with the skill in discovery's ranking order, the store's
+ * other filters checked on each; the cursor is the position in the ranking.
+ */
+function skillSource(deps: SearchDeps, skill: string, plan: Plan & { filter: AgentFilter }): ItemSource {
+  const { filter } = plan;
+  const storeFilter = (record: AgentRecord) =>
+    (filter.id === undefined || deviceId(record) === filter.id) &&
+    (filter.orgId === undefined || record.owner.org_id === filter.orgId) &&
+    (filter.status === undefined || record.status === filter.status) &&
+    (filter.nameContains === undefined || record.display_name.toLowerCase().includes(filter.nameContains.toLowerCase()));
+  return {
+    async page(cursor, limit) {
+      const offset = cursor === undefined ? 0 : Number(cursor);
+      const wanted = Math.min(MAX_RANKED, offset + limit);
+      const ranked = offset >= MAX_RANKED ? [] : await deps.discovery.discover({ capability: skill, require_features: [], limit: wanted });
+      const items = ranked.slice(offset).map((record) => (storeFilter(record) ? [deviceOf(record)].filter(plan.keep) : []));
+      return { items, next: ranked.length === wanted && wanted < MAX_RANKED ? String(wanted) : undefined };
     },
   };
 }
@@ -177,7 +208,7 @@ export async function search(deps: SearchDeps, type: ResourceType, request: Sear
   }
   const plan = agentPlan(type, request);
   if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
-  const source = agentSource(deps, type, { ...plan, filter: plan.filter });
+  const source = plan.skill !== undefined && type === 'Device' ? skillSource(deps, plan.skill, { ...plan, filter: plan.filter }) : agentSource(deps, type, { ...plan, filter: plan.filter });
   if (request.summaryCount) {
     return { resources: [], next: undefined, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : await countOrRefuse(source) };
   }
@@ -215,4 +246,25 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
   };
   if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
   return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+}
+
+/**
+ * `_include=…:organization`: the owners the page's resources reference, each once. The reference is
+ * the Organization id, which reads back to the `org_id` (fhir-resources.ts).
+ */
+export async function includedOrganizations(deps: SearchDeps, resources: readonly FhirResource[]): Promise<FhirResource[]> {
+  const ids = new Set<string>();
+  for (const resource of resources) {
+    const reference = ((resource.owner ?? resource.managingOrganization) as { reference?: string } | undefined)?.reference;
+    if (reference?.startsWith('Organization/')) ids.add(reference.slice('Organization/'.length));
+  }
+  const included = await Promise.all(
+    [...ids].map(async (id) => {
+      const read = readOrganizationId(id);
+      if (read === undefined || !('orgId' in read)) return [];
+      const [owner] = await listOwnerPage(deps.storage.db, { orgId: read.orgId }, { limit: 1 });
+      return owner ? [organizationOf(owner.org_id, await deps.agents.get(owner.newest_agent_id), deps.registryId)] : [];
+    }),
+  );
+  return included.flat();
 }

@@ -9,7 +9,7 @@ import { WardError } from '../../core/errors.ts';
 
 export type ResourceType = 'Device' | 'Endpoint' | 'Organization' | 'Provenance';
 
-export type SearchParameterDefinition = { name: string; type: 'token' | 'string' | 'reference'; documentation: string };
+export type SearchParameterDefinition = { name: string; type: 'token' | 'string' | 'reference' | 'date'; documentation: string };
 
 /** What each resource type can be searched by: the CapabilityStatement lists exactly these. */
 export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDefinition[]> = {
@@ -20,6 +20,13 @@ export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDef
     { name: 'organization', type: 'reference', documentation: 'The owning Organization (Organization/<id>).' },
     { name: 'device-name', type: 'string', documentation: "The agent's display name; matches where it contains the text, in any case." },
     { name: 'type', type: 'token', documentation: 'ai-agent (every Device here).' },
+    {
+      name: 'skill',
+      type: 'token',
+      documentation:
+        'A skill discovery matches (consent.verify): the active, trust-validated agents that have it, ranked as GET /v1/discover ranks them, at most the first 1000.',
+    },
+    { name: '_lastUpdated', type: 'date', documentation: 'When the record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes).' },
   ],
   Endpoint: [
     { name: '_id', type: 'token', documentation: 'The Endpoint id.' },
@@ -28,6 +35,7 @@ export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDef
     { name: 'organization', type: 'reference', documentation: 'The managing Organization (Organization/<id>).' },
     { name: 'name', type: 'string', documentation: 'The endpoint name (the agent name and protocol); matches where it starts with the text, in any case.' },
     { name: 'connection-type', type: 'token', documentation: 'hl7-fhir-rest, hl7v2-mllp (HL7 codes) or a Ward protocol such as mesh-a2a-jsonrpc.' },
+    { name: '_lastUpdated', type: 'date', documentation: "When the agent's record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes)." },
   ],
   Organization: [
     { name: '_id', type: 'token', documentation: 'The Organization id.' },
@@ -39,6 +47,14 @@ export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDef
 
 /** Parameters every search takes (besides `_format` and `_pretty`, read for every request). */
 const RESULT_PARAMETERS = new Set(['_count', '_page_token', '_summary']);
+
+/** The `_include` values each type answers: the owner of what was found, once per page. */
+export const INCLUDES: Record<ResourceType, readonly string[]> = {
+  Device: ['Device:organization'],
+  Endpoint: ['Endpoint:organization'],
+  Organization: [],
+  Provenance: [],
+};
 const ANY_REQUEST = new Set(['_format', '_pretty']);
 
 export type Token = { system?: string | undefined; code: string };
@@ -47,12 +63,21 @@ export type SearchRequest = {
   /** Each parameter's values: the outer list is "and" (repeated), the inner "or" (commas). */
   tokens: Map<string, Token[][]>;
   strings: Map<string, string[][]>;
+  /** Date parameters: each value a range test (`_lastUpdated=ge2026-01-01`). */
+  dates: Map<string, DateTest[][]>;
+  /** Whether the owners of the page's resources are included (`_include=Endpoint:organization`). */
+  includeOrganizations: boolean;
   count: number;
   pageToken?: string | undefined;
   summaryCount: boolean;
   /** The parameters used, as given: the `self` and `next` links repeat them. */
   used: Array<[string, string]>;
 };
+
+/** A search with no parameters: every resource, 20 a page. */
+export function emptySearch(): SearchRequest {
+  return { tokens: new Map(), strings: new Map(), dates: new Map(), includeOrganizations: false, count: 20, summaryCount: false, used: [] };
+}
 
 function badRequest(parameter: string, reason: string): WardError {
   return new WardError('BAD_REQUEST', `The search parameter ${parameter} ${reason}.`, { errors: [{ in: 'query', pointer: `/${parameter}`, reason }] });
@@ -67,13 +92,17 @@ function token(text: string): Token {
 /** `raw` (the query string as Fastify parsed it, repeated names as arrays) as a search on `type`. */
 export function parseSearch(type: ResourceType, raw: Record<string, unknown>, strict: boolean): SearchRequest {
   const known = new Map(SEARCH_PARAMETERS[type].map((definition) => [definition.name, definition]));
-  const request: SearchRequest = { tokens: new Map(), strings: new Map(), count: 20, summaryCount: false, used: [] };
+  const request = emptySearch();
   for (const [name, value] of Object.entries(raw)) {
     const values = (Array.isArray(value) ? value : [value]).map(String);
     const [base, modifier] = name.split(':', 2) as [string, string | undefined];
     if (ANY_REQUEST.has(name)) continue;
     if (RESULT_PARAMETERS.has(name)) {
       readResultParameter(request, name, values);
+      continue;
+    }
+    if (name === '_include') {
+      readIncludes(type, request, values, strict);
       continue;
     }
     const definition = known.get(base);
@@ -86,11 +115,73 @@ export function parseSearch(type: ResourceType, raw: Record<string, unknown>, st
       const alternatives = text.split(',').filter((part) => part.length > 0);
       if (alternatives.length === 0) throw badRequest(name, 'has an empty value');
       if (definition.type === 'string') request.strings.set(name, [...(request.strings.get(name) ?? []), alternatives]);
+      else if (definition.type === 'date') request.dates.set(name, [...(request.dates.get(name) ?? []), alternatives.map((alternative) => dateTest(name, alternative))]);
       else request.tokens.set(name, [...(request.tokens.get(name) ?? []), alternatives.map(token)]);
       request.used.push([name, text]);
     }
   }
   return request;
+}
+
+function readIncludes(type: ResourceType, request: SearchRequest, values: string[], strict: boolean): void {
+  for (const value of values) {
+    // `Endpoint:organization:Organization` names the target type too; it is the only one.
+    const include = value.replace(/:Organization$/, '');
+    if (!INCLUDES[type].includes(include)) {
+      if (strict) throw badRequest('_include', `${value.slice(0, 60)} is not supported on ${type} (GET /fhir/metadata lists what is)`);
+      continue;
+    }
+    request.includeOrganizations = true;
+    request.used.push(['_include', value]);
+  }
+}
+
+/** A date comparison: `test(instant)` for an instant in milliseconds. */
+export type DateTest = (instant: number) => boolean;
+
+const DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/;
+
+/**
+ * A FHIR date search value (R4 §3.1.1.4.2) as a test: the value stands for the range its precision
+ * spans (`2026-03` is all of March), and the prefix compares an instant with that range.
+ */
+function dateTest(parameter: string, text: string): DateTest {
+  const prefix = /^(eq|ne|gt|lt|ge|le|sa|eb)/.exec(text)?.[1] ?? 'eq';
+  const value = text.slice(/^(eq|ne|gt|lt|ge|le|sa|eb)/.test(text) ? 2 : 0);
+  const match = DATE.exec(value);
+  if (!match) throw badRequest(parameter, 'must be a FHIR date or dateTime, optionally after a prefix (ge2026-01-01)');
+  const [, year, month, day, hour, minute, second, fraction, zone] = match;
+  if (hour !== undefined && zone === undefined) throw badRequest(parameter, 'needs a time zone when it has a time (Z or +hh:mm)');
+  const start = Date.parse(`${year}-${month ?? '01'}-${day ?? '01'}T${hour ?? '00'}:${minute ?? '00'}:${second ?? '00'}.${(fraction ?? '0').padEnd(3, '0').slice(0, 3)}${zone ?? 'Z'}`);
+  if (Number.isNaN(start)) throw badRequest(parameter, 'is not a date that exists');
+  const end = endOf(start, { month, day, hour, second, fraction });
+  switch (prefix) {
+    case 'ne':
+      return (t) => t < start || t >= end;
+    case 'gt':
+    case 'sa':
+      return (t) => t >= end;
+    case 'lt':
+    case 'eb':
+      return (t) => t < start;
+    case 'ge':
+      return (t) => t >= start;
+    case 'le':
+      return (t) => t < end;
+    default:
+      return (t) => t >= start && t < end;
+  }
+}
+
+/** The end (exclusive) of the range a value of this precision spans from `start`. */
+function endOf(start: number, given: { month?: string | undefined; day?: string | undefined; hour?: string | undefined; second?: string | undefined; fraction?: string | undefined }): number {
+  const date = new Date(start);
+  if (given.month === undefined) return Date.UTC(date.getUTCFullYear() + 1, 0, 1);
+  if (given.day === undefined) return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  if (given.hour === undefined) return start + 86_400_000;
+  if (given.second === undefined) return start + 60_000;
+  if (given.fraction === undefined) return start + 1000;
+  return start + 1;
 }
 
 function readResultParameter(request: SearchRequest, name: string, values: string[]): void {

@@ -12,12 +12,12 @@ import { WardError } from '../../core/errors.ts';
 import { WARD_VERSION } from '../../core/version.ts';
 import { capabilityStatement } from '../fhir/capability-statement.ts';
 import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
-import { search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { includedOrganizations, search, type SearchDeps } from '../fhir/fhir-search.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { provenanceOf, readProvenanceId } from '../fhir/provenance.ts';
 import { findLedgerLeaf } from '../storage/stores/ledger-store.ts';
 import { parseAgentId } from '../../core/ids.ts';
-import { parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
+import { emptySearch, parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
@@ -58,6 +58,7 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   const { ward } = app;
   const deps: SearchDeps = {
     agents: ward.agents,
+    discovery: ward.discovery,
     storage: ward.storage,
     registryId: ward.registryId,
     entriesUrl: () => `${ward.baseUrl()}/v1/transparency/entries`,
@@ -99,6 +100,7 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       const query = request.query as Record<string, unknown>;
       const parsed = parseSearch(type, query, isStrict(request));
       const answer = await search(deps, type, parsed);
+      const included = parsed.includeOrganizations ? await includedOrganizations(deps, answer.resources) : [];
       const base = `${ward.baseUrl()}/fhir/${type}`;
       const link = (extra: Array<[string, string]>) => `${base}?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
       return reply.type(FHIR_CONTENT_TYPE).send({
@@ -110,7 +112,12 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
           ...(answer.next ? [{ relation: 'next', url: link([['_page_token', answer.next]]) }] : []),
         ],
         ...(answer.resources.length > 0
-          ? { entry: answer.resources.map((resource) => ({ fullUrl: `${base}/${resource.id}`, resource, search: { mode: 'match' } })) }
+          ? {
+              entry: [
+                ...answer.resources.map((resource) => ({ fullUrl: `${base}/${resource.id}`, resource, search: { mode: 'match' } })),
+                ...included.map((resource) => ({ fullUrl: `${ward.baseUrl()}/fhir/Organization/${resource.id}`, resource, search: { mode: 'include' } })),
+              ],
+            }
           : {}),
       });
     });
@@ -120,6 +127,3 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   }
 });
 
-function emptySearch() {
-  return { tokens: new Map(), strings: new Map(), count: 1, summaryCount: false, used: [] };
-}

@@ -94,6 +94,27 @@ for (const backend of BACKENDS) {
       const read: any = await client.read({ resourceType: 'Organization', id: trust.id });
       assert.equal(read.name, 'Example NHS Trust');
 
+      // The owners of a page, each once, with _include.
+      const withOwners = await getFhir(`${baseUrl}/fhir/Endpoint?_include=Endpoint:organization&_count=4`);
+      assert.deepEqual(fhirIssues(withOwners.body), []);
+      const matched = withOwners.body.entry.filter((entry: any) => entry.search.mode === 'match');
+      const includedOwners = withOwners.body.entry.filter((entry: any) => entry.search.mode === 'include').map((entry: any) => `Organization/${entry.resource.id}`);
+      assert.equal(matched.length, 4);
+      assert.deepEqual(new Set(includedOwners), new Set(matched.map((entry: any) => entry.resource.managingOrganization.reference)));
+      assert.equal(includedOwners.length, new Set(includedOwners).size);
+
+      // Capability search the FHIR way: ranked as discovery ranks.
+      const discovered = await getFhir(`${baseUrl}/v1/discover?capability=triage.assess&limit=100`);
+      const bySkill = await searchAll(client, 'Device', { skill: 'triage.assess', _count: '5' });
+      assert.ok(bySkill.length > 0);
+      assert.deepEqual(bySkill.map((device) => device.identifier[0].value), discovered.body.results.map((result: any) => result.agent_id));
+      assert.equal((await getFhir(`${baseUrl}/fhir/Device?skill=no.such.skill`)).body.entry, undefined);
+
+      // When the record last changed.
+      assert.equal((await searchAll(client, 'Device', { _lastUpdated: `ge${new Date(Date.now() - 3_600_000).toISOString()}` })).length, 13);
+      assert.equal((await searchAll(client, 'Device', { _lastUpdated: 'lt2000' })).length, 0);
+      assert.equal((await searchAll(client, 'Endpoint', { _lastUpdated: `eq${new Date().toISOString().slice(0, 10)}` })).length, endpointCount);
+
       // Totals: exact where the store counts, and _summary=count.
       const counted = await getFhir(`${baseUrl}/fhir/Device?_summary=count`);
       assert.equal(counted.body.total, 13);
@@ -169,6 +190,9 @@ for (const backend of BACKENDS) {
         ['/fhir/Organization/-0000000000000000000000000000000000000000', {}, 404, 'RESOURCE_NOT_FOUND'],
         ['/fhir/Patient', {}, 404, 'ROUTE_NOT_FOUND'],
         ['/fhir/Device?device-name=943%20476%205919', {}, 422, 'PHI_DETECTED'],
+        ['/fhir/Device?_lastUpdated=yesterday', {}, 400, 'BAD_REQUEST'],
+        ['/fhir/Device?_lastUpdated=ge2026-01-01T10:00', {}, 400, 'BAD_REQUEST'],
+        ['/fhir/Device?_include=Device:patient', { prefer: 'handling=strict' }, 400, 'BAD_REQUEST'],
       ];
       for (const [path, headers, status, code] of cases) {
         const answer = await getFhir(`${baseUrl}${path}`, headers);
