@@ -16,7 +16,7 @@ import type { Static } from 'typebox';
 import type { DiscoverQuery, DiscoveryResponseSchema } from '../contract/schemas/discovery-schemas.ts';
 import type { DelegationGrantSchema, RegistryStatusSchema } from '../contract/schemas/registry-schemas.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
-import { createTransport, queryString as query, send, type CallOptions, type Transport } from './registry-transport.ts';
+import { createTransport, queryString as query, send, type CallOptions, type Transport, type TransportOptions } from './registry-transport.ts';
 
 export { failureKind, type FailureKind } from './registry-transport.ts';
 
@@ -29,18 +29,13 @@ export type DelegationGrantAnswer = Static<typeof DelegationGrantSchema>;
 export type RegistryStatusAnswer = Static<typeof RegistryStatusSchema>;
 export type FederatedDiscoveryAnswer = Static<typeof DiscoveryResponseSchema>;
 
-export type FederationClientOptions = {
-  /** The other registry's base URL (a parent's REGISTRY_PARENT_URL, a child's `api_base_url`, an issuer's). */
-  baseUrl: string;
-  /** Default the global `fetch`; registries pass their guarded fetch. */
-  fetch?: typeof fetch | undefined;
-  /** Per request, connection to last byte; default 10 000. */
-  timeoutMs?: number | undefined;
-  /** The largest answer read, in bytes; default no cap. */
-  maxAnswerBytes?: number | undefined;
-  /** Default `error`: a registry's federation endpoints answer where they are asked. */
-  redirect?: RequestRedirect | undefined;
-};
+/**
+ * The other registry's base URL (a parent's REGISTRY_PARENT_URL, a child's `api_base_url`, an
+ * issuer's), the `fetch` to reach it with (registries pass their guarded fetch), the timeout per
+ * request (default 10 000 ms), the largest answer read (default no cap) and the redirect policy
+ * (default `error`: a registry's federation endpoints answer where they are asked).
+ */
+export type FederationClientOptions = Pick<TransportOptions, 'baseUrl' | 'fetch' | 'timeoutMs' | 'maxBytes' | 'redirect'>;
 
 /** What a parent sends a child it asks in federated discovery. */
 export type FederationAsker = {
@@ -52,13 +47,7 @@ export type FederationAsker = {
 
 /** The federation endpoints of the registry at `options.baseUrl`. */
 export function createFederationClient(options: FederationClientOptions) {
-  const t = createTransport({
-    baseUrl: options.baseUrl,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
-    redirect: options.redirect ?? 'error',
-    maxBytes: options.maxAnswerBytes,
-  });
+  const t = createTransport({ ...options, redirect: options.redirect ?? 'error' });
   return {
     baseUrl: t.baseUrl,
     /**

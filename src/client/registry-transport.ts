@@ -36,15 +36,21 @@ export type Transport = {
 };
 
 export type TransportOptions = {
+  /** The registry's base URL, without the `/v1`. */
   baseUrl: string;
+  /** Default the global `fetch`. */
   fetch?: typeof fetch | undefined;
+  /** Per request, connection to last byte; default 10 000. */
   timeoutMs?: number | undefined;
   /** Omitted: no `user-agent` header of the client's own. */
   userAgent?: string | undefined;
   /** Sent as `Authorization: Bearer …`. */
   credential?: string | undefined;
+  /** The setting that holds `baseUrl`, named in messages; default `REGISTRY_URL`. */
   urlSetting?: string | undefined;
+  /** Default `manual`: a redirect comes back as an answer, never followed. */
   redirect?: RequestRedirect | undefined;
+  /** The largest body read, in bytes; default no cap. */
   maxBytes?: number | undefined;
 };
 

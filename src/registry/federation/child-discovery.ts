@@ -59,7 +59,7 @@ export async function askChild(deps: AskDeps, child: AskableChild, query: Discov
   if (budgetMs <= 0) return failed('timeout', `not asked before the ${deadline.timeoutMs} ms deadline`);
   const token = await issueFederationToken(deps.signer, { iss: deps.registryId, aud: child.id, now: deps.clock.now() });
   // Each child's request ends at the shared deadline, so the whole fan-out ends there too.
-  const client = createFederationClient({ baseUrl: child.api_base_url, fetch: deps.fetch, maxAnswerBytes: MAX_ANSWER_BYTES });
+  const client = createFederationClient({ baseUrl: child.api_base_url, fetch: deps.fetch, maxBytes: MAX_ANSWER_BYTES });
   const answer = await client.federatedDiscover(childQuery(child, query), { token, budgetMs });
   if (!answer.ok) {
     const { status } = answer;

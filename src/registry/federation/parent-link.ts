@@ -34,7 +34,7 @@ export async function createParentLink(deps: ParentLinkDeps): Promise<ParentLink
   const { parentUrl, registryId } = deps;
   const link: LinkState = {
     deps,
-    parent: parentUrl ? createFederationClient({ baseUrl: parentUrl, fetch: deps.fetch, timeoutMs: deps.timeoutMs, maxAnswerBytes: MAX_GRANT_BYTES }) : undefined,
+    parent: parentUrl ? createFederationClient({ baseUrl: parentUrl, fetch: deps.fetch, timeoutMs: deps.timeoutMs, maxBytes: MAX_GRANT_BYTES }) : undefined,
     grant: parentUrl ? await readStoredGrant(deps) : undefined,
     grantReadAt: Date.now(),
     timer: undefined,
