@@ -6,7 +6,9 @@
  * registry does: every outcome is a {@link RegistryAnswer}. Nothing is retried (the caller sees
  * `retryable` and decides), and redirects are not followed, so a credential only ever goes to the
  * configured base URL. Discovery and routing answers are verified against the registry's signing keys
- * by default (./answer-verifier.ts): one that does not verify is never a success.
+ * by default (./answer-verifier.ts): one that does not verify is never a success. The calls are
+ * grouped by part of the contract in ./registry-calls.ts and sent by ./registry-transport.ts, which
+ * registries also use to call each other (./federation-client.ts).
  */
 import { createHash } from 'node:crypto';
 import type { PublishedJwk } from '../core/crypto/key-set.ts';

@@ -1,7 +1,7 @@
 // The online half of chain verification: each statement's issuer is asked whether the subject is still
 // active (docs/federation.md, "Status tokens"). The issuer's address comes only from the anchor or from a
 // statement already verified, and only the signed status token counts. Anything short of a verified,
-// current token fails closed.
+// current token fails closed. The issuer is asked through the federation client (../federation-client.ts).
 import { STATUS_TYP, readStatusClaims } from '../../contract/delegation-statement.ts';
 import { createFederationClient } from '../federation-client.ts';
 import type { RegistryAnswer } from '../registry-answer.ts';
