@@ -28,13 +28,8 @@ export {
   type SignatureProblem,
 } from './signed-answer.ts';
 export { auditLedger, type AuditCheck, type LedgerAuditOptions, type LedgerAuditReport } from './ledger-audit.ts';
-export {
-  TreeHeadError,
-  verifyConsistency,
-  verifyInclusion,
-  verifySignedTreeHead,
-  type SignedTreeHeadDocument,
-  type VerifiedTreeHead,
-} from './ledger-verifier.ts';
+// All of it: the proofs and the tree-head check (TreeHeadError, verifyConsistency, verifyInclusion,
+// verifySignedTreeHead, SignedTreeHeadDocument, VerifiedTreeHead) are the auditor's public half.
+export * from './ledger-verifier.ts';
 export type { ErrorCode, ErrorEnvelope } from '../core/errors.ts';
 export type { PublishedJwk } from '../core/crypto/key-set.ts';

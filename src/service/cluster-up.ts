@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRegistryClient } from '../client/registry-client.ts';
 import { freePort } from '../core/http/free-port.ts';
 import { startRegistryProcess, stopRegistryProcess } from './federation-up.ts';
 
@@ -76,9 +77,10 @@ export async function clusterUp(options: ClusterOptions): Promise<Cluster> {
     let stderr = '';
     balancer.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
     const url = `http://127.0.0.1:${port}`;
+    const viaBalancer = createRegistryClient({ baseUrl: url, userAgent: 'ward-cluster-up', timeoutMs: READY_TIMEOUT_MS, verifySignatures: false });
     await waitUntil(async () => {
       if (balancer?.exitCode !== null) throw new Error(`haproxy exited: ${stderr.trim()}`);
-      return (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true;
+      return (await viaBalancer.readiness()).ok;
     });
     options.log?.(`balancer (HAProxy): ${url}`);
     return { url, instances, balancer, stop };

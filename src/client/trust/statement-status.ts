@@ -1,8 +1,10 @@
 // The online half of chain verification: each statement's issuer is asked whether the subject is still
 // active (docs/federation.md, "Status tokens"). The issuer's address comes only from the anchor or from a
 // statement already verified, and only the signed status token counts. Anything short of a verified,
-// current token fails closed.
+// current token fails closed. The issuer is asked through the federation client (../federation-client.ts).
 import { STATUS_TYP, readStatusClaims } from '../../contract/delegation-statement.ts';
+import { createFederationClient } from '../federation-client.ts';
+import type { RegistryAnswer } from '../registry-answer.ts';
 import type { ChainVerificationError } from './chain-errors.ts';
 import type { CheckedStatement } from './chain-verifier.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet } from '../../core/crypto/key-set.ts';
@@ -46,18 +48,16 @@ async function checkStatus(
   const unavailable = (why: string): ChainVerificationError[] => [{ code: 'STATUS_UNAVAILABLE', message: `${label}: ${why}` }];
   if (!baseUrl) return unavailable('the anchor names no api_base_url to ask for the status');
 
-  const url = `${baseUrl.replace(/\/+$/, '')}/v1/federation/status?sub=${encodeURIComponent(sub)}`;
-  let token: unknown;
-  try {
-    const response = await (options.fetch ?? fetch)(url, {
-      headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS),
-    });
-    if (!response.ok) return unavailable(`${url} answered ${response.status}`);
-    token = ((await response.json()) as { status_token?: unknown } | null)?.status_token;
-  } catch (error) {
-    return unavailable(`${url} could not be read (${failureReason(error)})`);
+  // Redirects are followed here: only the signed token counts, wherever it comes from.
+  const issuer = createFederationClient({ baseUrl, fetch: options.fetch, timeoutMs: options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS, redirect: 'follow' });
+  const answer = await issuer.delegationStatus(sub);
+  const where = `the status endpoint of ${issuer.baseUrl}`;
+  if (!answer.ok) {
+    const { status } = answer;
+    if (status !== null && (status < 200 || status >= 300)) return unavailable(`${where} answered ${status}`);
+    return unavailable(`${where} could not be read (${failureReason(answer)})`);
   }
+  const token: unknown = (answer.body as { status_token?: unknown } | null)?.status_token;
 
   const header = readProtectedHeader(token);
   if (!header) return unavailable('the answer holds no status token');
@@ -76,8 +76,8 @@ async function checkStatus(
   return [];
 }
 
-/** fetch reports "fetch failed" and keeps the useful part (ECONNREFUSED, ENOTFOUND…) in `cause`. */
-function failureReason(error: unknown): string {
-  const { message, cause } = error as { message?: string; cause?: { code?: string; message?: string } };
-  return cause?.code ?? cause?.message ?? message ?? String(error);
+/** The transport's reason (ECONNREFUSED, timeout…), or that the answer was not JSON. */
+function failureReason(answer: Extract<RegistryAnswer, { ok: false }>): string {
+  const cause = answer.envelope.error.details?.cause;
+  return typeof cause === 'string' ? cause : 'the answer is not JSON';
 }

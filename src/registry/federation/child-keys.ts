@@ -1,12 +1,11 @@
 /**
  * A child registry's keys at registration (docs/federation.md): each trust anchor names a key by its
  * RFC 7638 thumbprint, found in the body's `jwks` or at the anchor's `jwks_uri` (fetched through the
- * registry's guarded fetch: no private addresses in production).
+ * registry's guarded fetch, through the federation client: no private addresses in production).
  */
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { WardError } from '../../core/errors.ts';
-import { BodyTooLargeError, readBodyCapped } from '../../core/http/read-capped.ts';
-import { PrivateAddressError } from '../../core/net/guarded-fetch.ts';
+import { failureKind, fetchKeySet } from '../../client/federation-client.ts';
 import type { AnchorRole, ChildTier, RegisterRegistryInput, TrustAnchorInput } from './child-registry-types.ts';
 import { hasPrivateKeyMaterial } from '../../core/crypto/key-set.ts';
 
@@ -27,7 +26,7 @@ export async function resolveChildKeys(
     if (input.jwks) return input.jwks.keys;
     let keys = candidates.get(uri);
     if (!keys) {
-      keys = await fetchJwks(uri, deadline, options.fetch);
+      keys = await fetchJwks(uri, deadline, options);
       candidates.set(uri, keys);
     }
     return keys;
@@ -63,31 +62,29 @@ export async function resolveChildKeys(
   return { anchors, jwks: { keys } };
 }
 
-/** A JWKS at `uri`, capped in size; its answer is never echoed back. */
-async function fetchJwks(uri: string, signal: AbortSignal, fetchImpl: typeof fetch): Promise<Record<string, unknown>[]> {
+/** A JWKS at `uri` (through the federation client), capped in size; its answer is never echoed back. */
+async function fetchJwks(uri: string, signal: AbortSignal, options: { timeoutMs: number; fetch: typeof fetch }): Promise<Record<string, unknown>[]> {
   const invalid = () => new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri} did not answer a JWKS` }] });
-  let text: string;
-  try {
-    const response = await fetchImpl(uri, { signal, redirect: 'error', headers: { accept: 'application/json' } });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    text = await readBodyCapped(response, MAX_JWKS_BYTES);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) throw invalid();
-    if (error instanceof PrivateAddressError) {
+  const answer = await fetchKeySet(uri, { fetch: options.fetch, timeoutMs: options.timeoutMs, maxBytes: MAX_JWKS_BYTES, signal });
+  const { status } = answer;
+  const success = status !== null && status >= 200 && status < 300;
+  if (!answer.ok) {
+    const kind = failureKind(answer);
+    if (kind === 'private_address') {
       throw new WardError('VALIDATION_ERROR', 'The request failed validation.', {
         errors: [{ in: 'body', pointer: '/trust_anchors', reason: `${uri}: private, loopback and link-local addresses are refused in production (REGISTRY_ALLOW_PRIVATE_ENDPOINTS)` }],
       });
     }
-    // The reason stays generic: the answer of an arbitrary URL is not echoed back.
-    throw new WardError('DEPENDENCY_UNAVAILABLE', "The child's JWKS could not be fetched.", { url: uri });
-  }
-  try {
-    const parsed = JSON.parse(text) as { keys?: unknown };
-    if (!Array.isArray(parsed.keys)) throw invalid();
-    return parsed.keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null);
-  } catch {
+    // A success status whose body is too large or not JSON is not a JWKS; anything else did not answer.
+    if (!(success && (kind === 'too_large' || kind === 'answer'))) {
+      // The reason stays generic: the answer of an arbitrary URL is not echoed back.
+      throw new WardError('DEPENDENCY_UNAVAILABLE', "The child's JWKS could not be fetched.", { url: uri });
+    }
     throw invalid();
   }
+  const keys = (answer.body as { keys?: unknown } | null | undefined)?.keys;
+  if (!Array.isArray(keys)) throw invalid();
+  return keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null);
 }
 
 function strip(value: Record<string, unknown>): Record<string, unknown> {

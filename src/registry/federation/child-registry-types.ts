@@ -1,10 +1,14 @@
 /**
  * The shapes of child registries (contract §5, docs/federation.md): what a registration sends, what
- * the API answers, what a child fetches. Shared by the registry of children, its key handling and the
- * routes.
+ * the API answers, what a child fetches, and what the registry of children needs. Shared by the
+ * registry of children, its grants, its key handling and the routes.
  */
 import type { JWK } from 'jose';
+import type { Clock } from '../../core/clock.ts';
+import type { Config } from '../../core/config.ts';
+import type { Storage } from '../storage/database.ts';
 import type { RegistryRow } from '../storage/stores/registry-store.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
 
 export const ENTITY_CONFIGURATION_TYP = 'ward-entity+jwt';
 export type ChildTier = RegistryRow['tier'];
@@ -68,4 +72,15 @@ export type DelegationGrant = {
   statements: string[];
   issuer_jwks: { keys: JWK[] };
   expires_at: string;
+};
+
+/** What the registry of children (./child-registries.ts) and its grants (./child-grants.ts) work with. */
+export type ChildRegistriesDeps = {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  signer: RegistrySigner;
+  registryId: string;
+  trustChain(): { delegationChain: string[]; statements: string[] };
+  fetch?: typeof fetch;
 };
