@@ -2,91 +2,139 @@
  * `ward cluster up` (docs/operations.md, "Several instances"): registry instances as separate
  * processes on one PostgreSQL schema and one Redis, behind HAProxy from the system's packages on
  * loopback. The balancer spreads requests round-robin, checks each instance's `/readyz` every half
- * second, and keeps long event streams open (`timeout tunnel`). Used by people to see a cluster work,
- * and by the test that shows it does.
+ * second, and keeps long event streams open (`timeout tunnel`). Each instance runs with the
+ * operator's settings and is supervised (cluster-instance.ts): a dead one is restarted on its port,
+ * and every change is written to `<dataDir>/cluster.json` for `ward cluster status`. Used by people to
+ * see a cluster work, and by the tests that show it does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRegistryClient } from '../client/registry-client.ts';
 import { freePort } from '../core/http/free-port.ts';
-import { startRegistryProcess, stopRegistryProcess } from './federation-up.ts';
+import { SupervisedInstance, type InstanceStatus } from './cluster-instance.ts';
 
 export type ClusterOptions = {
   databaseUrl: string;
   /** The PostgreSQL schema every instance shares (created when missing). */
   schema?: string | undefined;
   redisUrl: string;
-  /** Where the balancer's configuration goes (each instance keeps nothing of its own there). */
+  /** Where the balancer's configuration, the instances' data folders and the status file go. */
   dataDir: string;
-  /** The balancer's port; 0 for any free one. */
+  /**
+   * The balancer's port, and with `basePort` the instances' after it (`basePort + 1` …); 0 for any
+   * free ones.
+   */
   port: number;
+  /** Place the instances on the ports after `port` (`--base-port`) instead of any free ones. */
+  basePort?: boolean;
   instances?: number;
-  /** Extra environment for every instance. */
-  env?: Record<string, string>;
+  /**
+   * The operator's settings, passed to every instance as they are: only the host, port and data
+   * folder differ per instance, and the database and Redis are the cluster's (default `process.env`).
+   */
+  env?: Record<string, string | undefined>;
+  /** Restart instances that die (default true). */
+  supervise?: boolean;
+  /** The wait before a first restart (default 1 s; doubled for each start in a row that did not last). */
+  restartBackoffMs?: number;
   haproxyPath?: string;
   log?: (line: string) => void;
 };
 
-export type ClusterInstance = { url: string; process: ChildProcess };
-
 export type Cluster = {
   /** The balancer's address: what clients use. */
   url: string;
-  instances: ClusterInstance[];
+  instances: SupervisedInstance[];
   balancer: ChildProcess;
+  /** Each instance's state, port, start time, restarts and last exit (also in `<dataDir>/cluster.json`). */
+  status(): ClusterStatus;
   stop(): Promise<void>;
 };
 
+/** What `ward cluster status` reads: written by the supervisor on every change. */
+export type ClusterStatus = { supervisor_pid: number; balancer_url: string; updated_at: string; instances: InstanceStatus[] };
+
+export const CLUSTER_STATUS_FILE = 'cluster.json';
+
 const READY_TIMEOUT_MS = 30_000;
+
+/** Settings the cluster decides for each instance; every other one is the operator's. */
+const PER_INSTANCE = /^(REGISTRY_(HOST|PORT|DATA_DIR)|DATABASE_URL|DATABASE_SCHEMA|REDIS_URL)$/;
 
 export async function clusterUp(options: ClusterOptions): Promise<Cluster> {
   const count = options.instances ?? 3;
-  const instances: ClusterInstance[] = [];
+  const log = options.log ?? (() => {});
+  const port = options.port === 0 ? await freePort() : options.port;
+  const ports = options.basePort && options.port !== 0 ? Array.from({ length: count }, (_, i) => port + 1 + i) : await Promise.all(Array.from({ length: count }, () => freePort()));
+  const url = `http://127.0.0.1:${port}`;
   let balancer: ChildProcess | undefined;
+  const status = (): ClusterStatus => ({ supervisor_pid: process.pid, balancer_url: url, updated_at: new Date().toISOString(), instances: instances.map((instance) => instance.status()) });
+  const writeStatus = () => {
+    const file = join(options.dataDir, CLUSTER_STATUS_FILE);
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(status(), null, 2)}\n`);
+    renameSync(`${file}.tmp`, file);
+  };
+  const operator = Object.entries(options.env ?? process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !PER_INSTANCE.test(entry[0]));
+  const instances = ports.map(
+    (instancePort, i) =>
+      new SupervisedInstance({
+        index: i + 1,
+        port: instancePort,
+        env: {
+          ...Object.fromEntries(operator),
+          REGISTRY_HOST: '127.0.0.1',
+          REGISTRY_PORT: String(instancePort),
+          REGISTRY_DATA_DIR: join(options.dataDir, `instance-${i + 1}`),
+          DATABASE_URL: options.databaseUrl,
+          ...(options.schema ? { DATABASE_SCHEMA: options.schema } : {}),
+          REDIS_URL: options.redisUrl,
+        },
+        log,
+        onChange: writeStatus,
+        supervise: options.supervise ?? true,
+        ...(options.restartBackoffMs === undefined ? {} : { backoffMs: options.restartBackoffMs }),
+      }),
+  );
   const stop = async () => {
     if (balancer && balancer.exitCode === null && balancer.signalCode === null) {
       const exited = new Promise((resolve) => balancer?.once('exit', resolve));
       balancer.kill('SIGTERM');
       await exited;
     }
-    await Promise.all(instances.map((instance) => stopRegistryProcess(instance.process)));
+    await Promise.all(instances.map((instance) => instance.stop()));
   };
   try {
-    for (let index = 0; index < count; index += 1) {
-      const started = await startRegistryProcess(
-        { tier: 'root', name: 'cluster', jurisdiction: 'GB' },
-        {
-          port: 0,
-          dataDir: join(options.dataDir, `instance-${index + 1}`),
-          env: {
-            DATABASE_URL: options.databaseUrl,
-            ...(options.schema ? { DATABASE_SCHEMA: options.schema } : {}),
-            REDIS_URL: options.redisUrl,
-            ...(options.env ?? {}),
-          },
-        },
-      );
-      instances.push({ url: started.url, process: started.process });
-      options.log?.(`instance ${index + 1}: ${started.url}`);
+    // One at a time: the first migrates the shared schema, the others find it done.
+    for (const instance of instances) {
+      await instance.start();
+      log(`instance ${instance.status().instance}: ${instance.url}`);
     }
-    const port = options.port === 0 ? await freePort() : options.port;
     const config = join(options.dataDir, 'haproxy.cfg');
-    writeFileSync(config, haproxyConfig(port, instances.map((instance) => new URL(instance.url).host)));
+    writeFileSync(config, haproxyConfig(port, ports.map((instancePort) => `127.0.0.1:${instancePort}`)));
     balancer = spawn(options.haproxyPath ?? 'haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     balancer.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
-    const url = `http://127.0.0.1:${port}`;
     const viaBalancer = createRegistryClient({ baseUrl: url, userAgent: 'ward-cluster-up', timeoutMs: READY_TIMEOUT_MS, verifySignatures: false });
     await waitUntil(async () => {
       if (balancer?.exitCode !== null) throw new Error(`haproxy exited: ${stderr.trim()}`);
       return (await viaBalancer.readiness()).ok;
     });
-    options.log?.(`balancer (HAProxy): ${url}`);
-    return { url, instances, balancer, stop };
+    log(`balancer (HAProxy): ${url}`);
+    writeStatus();
+    return { url, instances, balancer, status, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** The status the supervisor in `dataDir` last wrote; undefined when there is none. */
+export function readClusterStatus(dataDir: string): ClusterStatus | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, CLUSTER_STATUS_FILE), 'utf8')) as ClusterStatus;
+  } catch {
+    return undefined;
   }
 }
 
@@ -123,4 +171,3 @@ async function waitUntil(ready: () => Promise<boolean>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
