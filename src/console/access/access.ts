@@ -57,6 +57,10 @@ const PUBLIC_PATHS = new Set(['/sign-in', '/livez', '/readyz', '/metrics']);
 /** What a read-only persona may still post: its own way in and out. */
 const READ_ONLY_POSTS = new Set(['/sign-in', '/sign-out']);
 
+/**
+ * Access, in the order a request meets it: another site's requests refused, the viewer admitted (or
+ * sent to sign in), a read-only persona's changes refused, the CSRF check; then the sign-in routes.
+ */
 export function registerAccess(app: FastifyInstance, deps: ConsoleAccessOptions): void {
   app.decorateRequest('registry', null as unknown as RegistryClient);
   app.decorateRequest('viewer', null as unknown as Viewer);
