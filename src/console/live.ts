@@ -9,8 +9,8 @@ import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { SSE_HEADERS, formatSseEvent } from '../core/http/server-sent-events.ts';
-import { sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
+import { formatSseEvent } from '../core/http/server-sent-events.ts';
+import { sendEventStream, sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
 import { credentialRefused, signInAgain } from './pages/page-kit.ts';
 
 const SEQ = /^\d{1,19}$/;
@@ -49,10 +49,7 @@ export function registerLive(app: FastifyInstance): void {
       upstream.destroy();
       body.destroy();
     });
-    return reply
-      .code(200)
-      .headers({ ...SSE_HEADERS, 'cache-control': 'no-store' })
-      .send(body);
+    return sendEventStream(reply, body);
   });
 }
 

@@ -57,13 +57,27 @@ const PUBLIC_PATHS = new Set(['/sign-in', '/livez', '/readyz', '/metrics']);
 /** What a read-only persona may still post: its own way in and out. */
 const READ_ONLY_POSTS = new Set(['/sign-in', '/sign-out']);
 
-export function registerAccess(app: FastifyInstance, config: ConsoleConfig, registry: RegistryClient, clock: Clock): void {
-  const idleMs = config.CONSOLE_SESSION_IDLE_MINUTES * 60_000;
-  const maxMs = config.CONSOLE_SESSION_MAX_HOURS * 3_600_000;
+/**
+ * Access, in the order a request meets it: another site's requests refused, the viewer admitted (or
+ * sent to sign in), a read-only persona's changes refused, the CSRF check; then the sign-in routes.
+ */
+export function registerAccess(app: FastifyInstance, deps: ConsoleAccessOptions): void {
   app.decorateRequest('registry', null as unknown as RegistryClient);
   app.decorateRequest('viewer', null as unknown as Viewer);
   app.decorateRequest('liveDeadline', undefined);
+  refuseForeignRequests(app, deps.config);
+  app.addHook('preHandler', async (request, reply) => admitViewer(request, reply, deps));
+  app.addHook('preHandler', refuseReadOnlyChange);
+  // Every form, on every page, carries the session's CSRF token; no POST handler runs without it.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
+    app.csrfProtection(request, reply, done);
+  });
+  registerSignIn(app, deps);
+}
 
+/** Requests refused before anything else: another site's page through a rebound name, or its form. */
+function refuseForeignRequests(app: FastifyInstance, config: ConsoleConfig): void {
   // Open access trusts "this machine": a page of another site that got a loopback address for its own
   // name (DNS rebinding) arrives with that name as Host, and is refused.
   const allowedHosts = new Set(config.allowedOrigins.map((origin) => new URL(origin).host));
@@ -85,53 +99,58 @@ export function registerAccess(app: FastifyInstance, config: ConsoleConfig, regi
       return sendPage(request, reply, { title: 'Refused', status: 403 }, html`<p role="alert">This form was sent from another site (${origin}) and was refused.</p>`);
     }
   });
+}
 
-  app.addHook('preHandler', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    if (path.startsWith('/static/') || PUBLIC_PATHS.has(path)) return;
-    if (config.openAccess) {
-      request.registry = registry;
-      const persona = personaOf(request);
-      request.viewer = { label: 'Development (no sign-in)', scopes: ALL_SCOPES, openAccess: true, ...(persona ? { persona: { name: persona, mayAct: personaMayAct(persona) } } : {}) };
-      return;
-    }
-    const { credential, viewer, signedInAt, seenAt } = request.session;
-    if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, request.session.get('ended'));
-    const now = clock.now().getTime();
-    if (now - seenAt > idleMs || now - signedInAt > maxMs) return endSession(request, reply, 'expired');
-    // Only what a person does keeps a session alive: not the event stream, nor the refreshes it
-    // triggers, or an unattended tab would stay signed in until the session's maximum age.
-    if (!isBackground(request, path)) request.session.set('seenAt', now);
-    request.liveDeadline = Math.min(seenAt + idleMs, signedInAt + maxMs);
-    request.registry = registry.as(credential);
+/**
+ * Who this request acts as: in open access the development viewer; otherwise the session's, while
+ * the session is alive (else the sign-in form), with a registry client holding its credential.
+ */
+async function admitViewer(request: FastifyRequest, reply: FastifyReply, { config, registry, clock }: ConsoleAccessOptions): Promise<FastifyReply | undefined> {
+  const path = request.url.split('?')[0] ?? '/';
+  if (path.startsWith('/static/') || PUBLIC_PATHS.has(path)) return;
+  if (config.openAccess) {
+    request.registry = registry;
     const persona = personaOf(request);
-    request.viewer = persona ? { ...viewer, persona: { name: persona, mayAct: personaMayAct(persona) } } : viewer;
-  });
+    request.viewer = { label: 'Development (no sign-in)', scopes: ALL_SCOPES, openAccess: true, ...(persona ? { persona: { name: persona, mayAct: personaMayAct(persona) } } : {}) };
+    return;
+  }
+  const idleMs = config.CONSOLE_SESSION_IDLE_MINUTES * 60_000;
+  const maxMs = config.CONSOLE_SESSION_MAX_HOURS * 3_600_000;
+  const { credential, viewer, signedInAt, seenAt } = request.session;
+  if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, request.session.get('ended'));
+  const now = clock.now().getTime();
+  if (now - seenAt > idleMs || now - signedInAt > maxMs) return endSession(request, reply, 'expired');
+  // Only what a person does keeps a session alive: not the event stream, nor the refreshes it
+  // triggers, or an unattended tab would stay signed in until the session's maximum age.
+  if (!isBackground(request, path)) request.session.set('seenAt', now);
+  request.liveDeadline = Math.min(seenAt + idleMs, signedInAt + maxMs);
+  request.registry = registry.as(credential);
+  const persona = personaOf(request);
+  request.viewer = persona ? { ...viewer, persona: { name: persona, mayAct: personaMayAct(persona) } } : viewer;
+}
 
-  // A computer-use browser names its persona on every request (docs/computer-use.md); a read-only one
-  // changes nothing, whatever its credential could do. A header can only take rights away: a person's
-  // browser that sends none keeps all of theirs.
-  app.addHook('preHandler', async (request, reply) => {
-    const persona = personaOf(request);
-    if (persona === undefined || personaMayAct(persona) || request.method === 'GET' || request.method === 'HEAD') return;
-    const path = request.url.split('?')[0] ?? '/';
-    if (READ_ONLY_POSTS.has(path)) return;
-    request.log.info({ persona, path }, 'console change refused: read-only persona');
-    return sendPage(
-      request,
-      reply,
-      { title: 'Read-only session', status: 403 },
-      html`<p role="alert">This session acts as the computer-use persona <strong>${persona}</strong>, which is read-only: nothing was changed.</p>
-        <p><a href="/dashboard">Back to the dashboard</a></p>`,
-    );
-  });
+/**
+ * A computer-use browser names its persona on every request (docs/computer-use.md); a read-only one
+ * changes nothing, whatever its credential could do. A header can only take rights away: a person's
+ * browser that sends none keeps all of theirs.
+ */
+async function refuseReadOnlyChange(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const persona = personaOf(request);
+  if (persona === undefined || personaMayAct(persona) || request.method === 'GET' || request.method === 'HEAD') return;
+  const path = request.url.split('?')[0] ?? '/';
+  if (READ_ONLY_POSTS.has(path)) return;
+  request.log.info({ persona, path }, 'console change refused: read-only persona');
+  return sendPage(
+    request,
+    reply,
+    { title: 'Read-only session', status: 403 },
+    html`<p role="alert">This session acts as the computer-use persona <strong>${persona}</strong>, which is read-only: nothing was changed.</p>
+      <p><a href="/dashboard">Back to the dashboard</a></p>`,
+  );
+}
 
-  // Every form, on every page, carries the session's CSRF token; no POST handler runs without it.
-  app.addHook('preHandler', (request, reply, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return done();
-    app.csrfProtection(request, reply, done);
-  });
-
+/** The sign-in form, signing in (the credential checked with the registry) and signing out. */
+function registerSignIn(app: FastifyInstance, { config, registry, clock }: ConsoleAccessOptions): void {
   app.get<{ Querystring: { next?: string; reason?: string } }>('/sign-in', async (request, reply) => {
     if (config.openAccess) return reply.redirect('/dashboard', 303);
     return signInPage(request, reply, { next: safeNext(request.query.next), notice: REASONS[request.query.reason ?? ''] });
@@ -277,6 +296,6 @@ export type ConsoleAccessOptions = { readonly config: ConsoleConfig; readonly re
 
 /** `registerAccess` as the `ward-console-access` plugin: it needs the session and CSRF plugins registered first. */
 export const consoleAccess = fastifyPlugin<ConsoleAccessOptions>(
-  async (app, options) => registerAccess(app, options.config, options.registry, options.clock),
+  async (app, options) => registerAccess(app, options),
   { name: 'ward-console-access', fastify: '5.x', dependencies: ['@fastify/session', '@fastify/csrf-protection'] },
 );

@@ -4,6 +4,7 @@
  * and at the moment the session would expire unless the person acts. A session holds at most a few
  * (each is a registry connection); a new one beyond that ends the oldest.
  */
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { AnswerEnvelope } from '../../client/registry-answer.ts';
 import { SSE_HEADERS, formatSseEvent } from '../../core/http/server-sent-events.ts';
@@ -43,8 +44,13 @@ export function closeLiveStreams(sessionId: string): void {
  * from this whether to reload (401), stop (403), start over (410, 422) or retry later.
  */
 export function sendStreamEnd(reply: FastifyReply, status: number, envelope: AnswerEnvelope): FastifyReply {
+  return sendEventStream(reply, formatSseEvent({ retry: 600_000, event: 'ward-end', data: JSON.stringify({ status, ...envelope }) }));
+}
+
+/** Answers 200 with an event stream; it carries a session's data, so nothing on the way may keep it (`no-store`). */
+export function sendEventStream(reply: FastifyReply, body: string | Readable): FastifyReply {
   return reply
     .code(200)
     .headers({ ...SSE_HEADERS, 'cache-control': 'no-store' })
-    .send(formatSseEvent({ retry: 600_000, event: 'ward-end', data: JSON.stringify({ status, ...envelope }) }));
+    .send(body);
 }

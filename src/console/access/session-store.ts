@@ -1,4 +1,5 @@
 import type { Session } from 'fastify';
+import { LRUCache } from 'lru-cache';
 
 type Callback = (error?: unknown) => void;
 
@@ -8,67 +9,59 @@ type Callback = (error?: unknown) => void;
  * console is the safe failure. Entries older than `maxAgeMs` are swept; past `maxEntries` the oldest
  * session nobody is signed in to goes first, so a flood of sign-in pages can neither grow the process
  * without bound nor push operators out.
+ *
+ * Two LRU caches, one of visitors' sessions (a sign-in form) and one of signed-in sessions, so that
+ * the visitor cache gives up its oldest first; only when it is empty does the signed-in one. Reading
+ * a session does not make it newer: "oldest" is the longest since it was stored, as its age is.
  */
 export class BoundedSessionStore {
-  readonly #sessions = new Map<string, { session: Session; storedAt: number }>();
-  readonly #maxAgeMs: number;
+  readonly #visitors: LRUCache<string, Session>;
+  readonly #signedIn: LRUCache<string, Session>;
   readonly #maxEntries: number;
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(options: { maxAgeMs: number; maxEntries?: number }) {
-    this.#maxAgeMs = options.maxAgeMs;
     this.#maxEntries = options.maxEntries ?? 10_000;
-    this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.#maxAgeMs)).unref();
+    // Wall-clock ages (Date.now), as the sessions' own timestamps are.
+    const cache = { max: this.#maxEntries, ttl: options.maxAgeMs, updateAgeOnGet: false, perf: Date };
+    this.#visitors = new LRUCache<string, Session>(cache);
+    this.#signedIn = new LRUCache<string, Session>(cache);
+    this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, options.maxAgeMs)).unref();
   }
 
   set(sessionId: string, session: Session, callback: Callback): void {
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, { session, storedAt: Date.now() });
-    if (this.#sessions.size > this.#maxEntries) this.#evictOne();
+    this.#visitors.delete(sessionId);
+    this.#signedIn.delete(sessionId);
+    const signedIn = Boolean((session as { credential?: unknown }).credential);
+    (signedIn ? this.#signedIn : this.#visitors).set(sessionId, session);
+    if (this.size > this.#maxEntries) (this.#visitors.size > 0 ? this.#visitors : this.#signedIn).pop();
     callback();
   }
 
-  /**
-   * The oldest session nobody is signed in to (a visitor's sign-in form) goes first, so a flood of
-   * anonymous visits cannot sign operators out; only when every session is signed in, the oldest.
-   */
-  #evictOne(): void {
-    for (const [id, entry] of this.#sessions) {
-      if (!(entry.session as { credential?: unknown }).credential) {
-        this.#sessions.delete(id);
-        return;
-      }
-    }
-    const oldest = this.#sessions.keys().next().value;
-    if (oldest !== undefined) this.#sessions.delete(oldest);
-  }
-
   get(sessionId: string, callback: (error: unknown, session?: Session | null) => void): void {
-    const entry = this.#sessions.get(sessionId);
-    if (!entry || Date.now() - entry.storedAt > this.#maxAgeMs) {
-      this.#sessions.delete(sessionId);
-      callback(null, null);
-      return;
-    }
-    callback(null, entry.session);
+    const session = this.#visitors.peek(sessionId) ?? this.#signedIn.peek(sessionId);
+    if (session === undefined) this.destroy(sessionId, () => undefined);
+    callback(null, session ?? null);
   }
 
   destroy(sessionId: string, callback: Callback): void {
-    this.#sessions.delete(sessionId);
+    this.#visitors.delete(sessionId);
+    this.#signedIn.delete(sessionId);
     callback();
   }
 
   get size(): number {
-    return this.#sessions.size;
+    return this.#visitors.size + this.#signedIn.size;
   }
 
   sweep(): void {
-    const now = Date.now();
-    for (const [id, entry] of this.#sessions) if (now - entry.storedAt > this.#maxAgeMs) this.#sessions.delete(id);
+    this.#visitors.purgeStale();
+    this.#signedIn.purgeStale();
   }
 
   close(): void {
     clearInterval(this.#sweeper);
-    this.#sessions.clear();
+    this.#visitors.clear();
+    this.#signedIn.clear();
   }
 }

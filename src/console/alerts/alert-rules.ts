@@ -53,6 +53,22 @@ const ulidOf = (uri: string) => uri.slice(uri.lastIndexOf('/') + 1);
 type RememberedLedgerHead = { treeSize: number; rootHash: string; timestamp: string; kid: string | undefined };
 const ledgerMemory = new Map<string, { head?: RememberedLedgerHead; failingSince?: string }>();
 
+/** An endpoint of an agent, as the overview names it. */
+type EndpointOfAgent = { agent_id: string; endpoint_index: number; display_name: string | null };
+
+/** An alert about one endpoint of an agent: its id, title and link follow from the endpoint. */
+function endpointAlert(endpoint: EndpointOfAgent, rule: AlertRule, severity: AlertSeverity, what: string, detail: string, since: string): Alert {
+  return {
+    id: `${rule}:${endpoint.agent_id}#${endpoint.endpoint_index}`,
+    rule,
+    severity,
+    title: `${endpoint.display_name ?? endpoint.agent_id}: ${what}`,
+    detail,
+    since,
+    href: `/agents/${ulidOf(endpoint.agent_id)}`,
+  };
+}
+
 /** What was found; `failures` are the registry answers that kept the `unchecked` rules from running. */
 export type AlertReport = { alerts: Alert[]; failures: Failure[]; unchecked: AlertRule[]; checkedAt: string };
 
@@ -84,26 +100,13 @@ export async function collectAlerts(registry: RegistryClient, now: Date = new Da
   if (overview.ok) {
     const o = overview.body;
     for (const endpoint of o.endpoints_down) {
-      alerts.push({
-        id: `endpoint_down:${endpoint.agent_id}#${endpoint.endpoint_index}`,
-        rule: 'endpoint_down',
-        severity: 'critical',
-        title: `${endpoint.display_name ?? endpoint.agent_id}: endpoint down`,
-        detail: `${endpoint.url} failed its health probe${endpoint.reason ? `: ${endpoint.reason}` : ''}.`,
-        since: endpoint.down_since ?? endpoint.checked_at,
-        href: `/agents/${ulidOf(endpoint.agent_id)}`,
-      });
+      const detail = `${endpoint.url} failed its health probe${endpoint.reason ? `: ${endpoint.reason}` : ''}.`;
+      alerts.push(endpointAlert(endpoint, 'endpoint_down', 'critical', 'endpoint down', detail, endpoint.down_since ?? endpoint.checked_at));
     }
+    const hourAgo = new Date(now.getTime() - 3_600_000).toISOString();
     for (const endpoint of o.endpoints_flapping) {
-      alerts.push({
-        id: `endpoint_flapping:${endpoint.agent_id}#${endpoint.endpoint_index}`,
-        rule: 'endpoint_flapping',
-        severity: 'warning',
-        title: `${endpoint.display_name ?? endpoint.agent_id}: endpoint flapping`,
-        detail: `${endpoint.url} changed health ${endpoint.changes_last_hour} times in the last hour.`,
-        since: new Date(now.getTime() - 3_600_000).toISOString(),
-        href: `/agents/${ulidOf(endpoint.agent_id)}`,
-      });
+      const detail = `${endpoint.url} changed health ${endpoint.changes_last_hour} times in the last hour.`;
+      alerts.push(endpointAlert(endpoint, 'endpoint_flapping', 'warning', 'endpoint flapping', detail, hourAgo));
     }
     for (const agent of o.trust_expiring) {
       const expired = Date.parse(agent.expires_at) <= now.getTime();

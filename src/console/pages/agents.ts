@@ -13,7 +13,7 @@ import { STATUS_ACTIONS, STATUS_ACTION_NAMES, nextStatus, type StatusAction } fr
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Pager, Problem, Section, Time, count, ms } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { CsrfField, credentialRefused, failureStatus, firstFailure, keepNotice, selfUrl, signInAgain, takeNotice, text, type Failure } from './page-kit.ts';
+import { CsrfField, credentialRefused, failureStatus, firstFailure, keepNotice, pageStatus, selfUrl, sendPageWithNotice, signInAgain, takeNotice, text, type Failure } from './page-kit.ts';
 
 type ListQuery = { q?: string; status?: string; jurisdiction?: string; org_id?: string; cursor?: string };
 
@@ -79,12 +79,11 @@ async function listPage(request: FastifyRequest<{ Querystring: ListQuery }>, rep
     return query ? `/agents?${query}` : '/agents';
   };
   const filtered = Boolean(filter.q || filter.status || filter.jurisdiction || filter.org_id);
-  return sendPage(
+  return sendPageWithNotice(
     request,
     reply,
-    { page: 'agents', title: 'Agents', live: true, status: answer.ok ? 200 : failureStatus(answer) },
+    { page: 'agents', title: 'Agents', live: true, status: pageStatus(answer) },
     html`
-      ${takeNotice(request)}
       <form class="filters panel" method="get" action="/agents" role="search" aria-label="Filter agents">
         <div><label for="q">Name or id</label><input id="q" name="q" type="search" value=${filter.q ?? ''} maxlength="200" /></div>
         <div>

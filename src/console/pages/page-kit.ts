@@ -7,6 +7,7 @@ import type { RegistryAnswer } from '../../client/registry-client.ts';
 import { endRevokedSession } from '../access/access.ts';
 import { html, type View } from '../views/html.ts';
 import { Notice } from '../views/parts.ts';
+import { sendPage, type PageOptions } from '../views/send-page.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -37,6 +38,12 @@ export function failureStatus(failure: Failure): number {
   return failure.status >= 400 ? failure.status : 502;
 }
 
+/** The status of a page built from these answers: 200, or what the first failed one makes it ({@link failureStatus}). */
+export function pageStatus(...answers: RegistryAnswer[]): number {
+  const failed = firstFailure(...answers);
+  return failed ? failureStatus(failed) : 200;
+}
+
 /** The hidden field every form carries (checked by @fastify/csrf-protection before a POST handler runs, once the body is parsed). */
 export function CsrfField({ reply }: { reply: FastifyReply }): View {
   return html`<input type="hidden" name="_csrf" value=${reply.generateCsrf()} />`;
@@ -55,6 +62,11 @@ export function takeNotice(request: FastifyRequest): View {
   if (!text) return null;
   request.session.set('notice', undefined);
   return html`<${Notice} kind="success">${text}<//>`;
+}
+
+/** A page an action may redirect to: the notice the action kept ({@link keepNotice}) comes first. */
+export function sendPageWithNotice(request: FastifyRequest, reply: FastifyReply, options: PageOptions, content: View): FastifyReply {
+  return sendPage(request, reply, options, html`${takeNotice(request)}${content}`);
 }
 
 /** The URL of this page as the browser asked for it: live sections fetch it again. */

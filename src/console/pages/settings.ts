@@ -10,9 +10,8 @@ import type { TiersSchema } from '../../contract/schemas/key-schemas.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Pager, Problem, Section, Time } from '../views/parts.ts';
-import { sendPage } from '../views/send-page.ts';
 import type { PageDeps } from './index.ts';
-import { credentialRefused, failureStatus, selfUrl, signInAgain, takeNotice, text } from './page-kit.ts';
+import { credentialRefused, pageStatus, selfUrl, signInAgain, sendPageWithNotice, text } from './page-kit.ts';
 import { keyState, limitText, registerKeyPages, type ApiKey } from './settings-keys.ts';
 
 /** What the registry's diagnostics put in place of a secret (src/registry/operations/diagnostics.ts). */
@@ -33,12 +32,11 @@ export function registerSettingsPage(app: FastifyInstance, deps: PageDeps): void
     ]);
     if (credentialRefused(request, keys, tiers, diagnostics)) return signInAgain(request, reply);
     const href = (next: string | undefined) => (next ? `/settings?${new URLSearchParams({ cursor: next })}#api-keys` : '/settings#api-keys');
-    return sendPage(
+    return sendPageWithNotice(
       request,
       reply,
-      { page: 'settings', title: 'Settings', live: true, status: keys.ok ? 200 : failureStatus(keys) },
+      { page: 'settings', title: 'Settings', live: true, status: pageStatus(keys) },
       html`
-        ${takeNotice(request)}
         <${Section} id="api-keys" title="API keys" live=${selfUrl(request)}
           actions=${html`<div class="actions"><a class="button" href="/settings/keys/new">Create an API key</a></div>`}>
           ${keys.ok

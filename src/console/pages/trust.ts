@@ -27,7 +27,7 @@ import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Section, Time, duration } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import { ChainPath, JsonDetails, KeyBadge, VerificationSteps, Window } from '../views/trust-parts.ts';
-import { CsrfField, credentialRefused, failureStatus, firstFailure, keepNotice, selfUrl, signInAgain, takeNotice, text, type Failure } from './page-kit.ts';
+import { CsrfField, credentialRefused, failureStatus, firstFailure, keepNotice, selfUrl, sendPageWithNotice, signInAgain, text, type Failure } from './page-kit.ts';
 
 type TrustQuery = { subject?: string; anchor?: string };
 type RotateFields = { alg?: string; retire_after_seconds?: string };
@@ -112,12 +112,11 @@ async function trustPage(request: FastifyRequest<{ Querystring: TrustQuery }>, r
   const failed = (bundle && !bundle.ok ? bundle : undefined) ?? firstFailure(metadata, jwks, anchors);
   const isRoot = tier === 'root';
 
-  return sendPage(
+  return sendPageWithNotice(
     request,
     reply,
     { page: 'trust', title: 'Trust', live: true, status: failed ? failureStatus(failed) : 200 },
     html`
-      ${takeNotice(request)}
       <${Section} id="trust-verify" title="Verify a trust bundle">
         <form method="get" action="/trust" class="stack narrow" aria-label="Verify a trust bundle">
           <label for="subject">Agent or registry URI</label>
