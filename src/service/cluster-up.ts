@@ -150,6 +150,9 @@ export function haproxyConfig(port: number, servers: readonly string[]): string 
     '  timeout server 60s',
     '  timeout tunnel 1h',
     '  option redispatch',
+    // A reader that leaves an event stream is passed on to its instance at once; without this the
+    // instance found out at its next ping (15 to 30 s later) and counted the stream till then.
+    '  option abortonclose',
     '  retries 2',
     'frontend ward',
     `  bind 127.0.0.1:${port}`,

@@ -16,6 +16,7 @@ import pg from 'pg';
 import { clusterUp, type Cluster } from '../../src/service/cluster-up.ts';
 import { stopRegistryProcess } from '../../src/service/federation-up.ts';
 import { agentBody } from '../helpers/registry.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { runWard } from '../helpers/ward-process.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -187,6 +188,26 @@ describe('three registry instances behind HAProxy', { skip }, () => {
     assert.equal(new Set(seen).size, 6, 'no duplicate');
     const recorded = (await json(`${one.url}/v1/events?event_types=agent.registered&limit=6`)).body.events.map((event: any) => String(event.seq)).reverse();
     assert.deepEqual(seen, recorded, 'exactly the registrations, in order');
+  });
+
+  test('a reader that leaves a stream through the balancer is dropped by its instance at once: the subscribers gauge falls, not at the next ping', async () => {
+    const gauges = async () => {
+      let total = 0;
+      for (const instance of cluster.instances) {
+        const text = await (await fetch(`${instance.url}/metrics`).catch(() => undefined))?.text();
+        total += Number(/^ward_event_stream_subscribers(?:\{[^}]*\})? (\d+)$/m.exec(text ?? '')?.[1] ?? 0);
+      }
+      return total;
+    };
+    const before = await gauges();
+    const controller = new AbortController();
+    const response = await fetch(`${cluster.url}/v1/events/stream`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+    await (response.body as ReadableStream<Uint8Array>).getReader().read();
+    assert.equal(await gauges(), before + 1);
+    controller.abort();
+    // The instances ping every 15 s: only the balancer passing the close on (option abortonclose)
+    // drops the stream sooner. Without it the gauge held for 15 to 30 s.
+    await eventually(async () => ((await gauges()) === before ? true : undefined), 'the subscribers gauge to fall', 10_000, 50);
   });
 
   test('killing an instance (SIGKILL) under write load loses no acknowledged write', async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
+import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS } from '../../helpers/registry.ts';
 import {
   collectEvents,
@@ -27,8 +29,33 @@ async function suspend(baseUrl: string, agentId: string): Promise<void> {
   assert.equal(response.status, 200);
 }
 
+/** `ward_event_stream_subscribers` as /metrics reports it. */
+async function subscribers(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return Number(/^ward_event_stream_subscribers(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1]);
+}
+
 for (const backend of BACKENDS) {
   describe(`event stream over a real socket [${backend}]`, () => {
+    test('a reader that closes its connection is dropped at once, its gauge with it, not at the next ping', async (t) => {
+      const scope = testScope(t);
+      const [registry] = await startRegistries(scope, backend, { events: NO_PING });
+      const { baseUrl } = registry!;
+      const { port } = new URL(baseUrl);
+      const socket = connect(Number(port), '127.0.0.1');
+      t.after(() => socket.destroy());
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      socket.write(`GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+      await eventually(() => (received.includes('events after seq') ? true : undefined), 'the stream to open');
+      assert.equal(await subscribers(baseUrl), 1);
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.end();
+      // The ping is ten minutes away: only the reader's close can end the stream within the wait.
+      await eventually(async () => ((await subscribers(baseUrl)) === 0 ? true : undefined), 'the gauge to fall');
+      await closed;
+    });
+
     test('without a cursor the stream starts with the first event committed after it opened', async (t) => {
       const scope = testScope(t);
       const [registry] = await startRegistries(scope, backend, { events: NO_PING });
