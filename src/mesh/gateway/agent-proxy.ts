@@ -13,7 +13,7 @@ import fastifyPlugin from 'fastify-plugin';
 import { Agent, type Dispatcher } from 'undici';
 
 /** Request headers passed on to an agent; hop-by-hop and others stay behind. */
-export const FORWARDED_REQUEST_HEADERS = [
+const FORWARDED_REQUEST_HEADERS = [
   'content-type',
   'accept',
   'authorization',
@@ -27,7 +27,8 @@ export const FORWARDED_REQUEST_HEADERS = [
 /** Response headers passed back to the caller; the rest of the agent's stay behind. */
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'cache-control', 'www-authenticate', 'x-accel-buffering', 'content-length'];
 
-export function pickHeaders(headers: IncomingHttpHeaders, names: readonly string[]): Record<string, string> {
+/** The headers of `names` that have one value (a repeated header is not passed on). */
+function pickHeaders(headers: IncomingHttpHeaders, names: readonly string[]): Record<string, string> {
   const picked: Record<string, string> = {};
   for (const name of names) {
     const value = headers[name];
