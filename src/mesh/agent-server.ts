@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../core/clock.ts';
 import { loadManifest, type AgentManifest } from './gateway/manifest.ts';
 import { agentDid, type MeshConfig } from './mesh-config.ts';
-import { agentDataDir, buildAgentApp } from './runtime/agent-runtime.ts';
+import { agentDataDir } from './runtime/agent-data-dir.ts';
+import { buildAgentApp } from './runtime/agent-runtime.ts';
 import type { AgentFactory } from './runtime/mesh-agent.ts';
 import { consentCheckerFor, loadBodySigner } from './runtime/remote-consent.ts';
 

@@ -12,12 +12,13 @@ import { firstHeader } from '../../core/http/http-kit.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import type { MeshPrincipal } from './auth.ts';
 import { buildAgentCard } from './card.ts';
-import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest, type RpcMethods } from './jsonrpc.ts';
+import { agentMethodTable } from './agent-methods.ts';
+import type { ConsentChecker } from './consent-requirement.ts';
+import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from './jsonrpc.ts';
 import type { MeshAgent } from './mesh-agent.ts';
 import { isMeshRpcError } from './mesh-errors.ts';
 import { writeSseStream } from './streaming/sse.ts';
 import { serveMeshSocket } from './streaming/websocket.ts';
-import type { TaskManager } from './tasks/task-manager.ts';
 import { watchTask, type RuntimeCallContext } from './tasks/task-methods.ts';
 import { nextTraceparent } from './trace-context.ts';
 
@@ -25,23 +26,25 @@ export type AgentEndpointOptions = {
   readonly agent: MeshAgent;
   readonly config: MeshConfig;
   readonly clock: Clock;
-  readonly methods: RpcMethods<RuntimeCallContext>;
-  /** The agent's tasks, when it executes any. */
-  readonly tasks: TaskManager | undefined;
+  /** Consent for the agent's declared requirements. */
+  readonly consent: ConsentChecker;
   /** Epoch milliseconds, for `uptime_s`. */
   readonly startedAt: number;
-  /** Aborted when the app begins to close: every call in progress is told. */
-  readonly stopping: AbortSignal;
   /** The card's `url`; default AGENT_PUBLIC_URL, else the address the request came to. */
   readonly publicUrl: string | undefined;
 };
 
 const principals = new WeakMap<FastifyRequest, MeshPrincipal>();
 
-/** The `ward-agent-endpoints` plugin; it fails at start-up on an app without `ward-mesh-transport`. */
+/** The `ward-agent-endpoints` plugin; it fails at start-up on an app without `ward-mesh-transport` and `ward-agent-tasks`. */
 export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
   async (app, options) => {
-    const { agent, config, clock, methods, tasks, startedAt, stopping, publicUrl } = options;
+    const { agent, config, clock, startedAt, publicUrl } = options;
+    const tasks = app.meshTasks;
+    const methods = agentMethodTable(agent, tasks, options.consent);
+    // Aborted when the app begins to close: every call in progress is told.
+    const stopping = new AbortController();
+    app.addHook('preClose', async () => stopping.abort());
     const { alias } = agent.info;
     const onInternalError = (error: unknown, request?: JsonRpcRequest) => app.log.error({ err: error, method: request?.method }, 'method failed');
 
@@ -54,7 +57,7 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
         traceparent: nextTraceparent(firstHeader(request.headers, 'traceparent')),
         transport,
         clock,
-        signal: AbortSignal.any([signal, stopping]),
+        signal: AbortSignal.any([signal, stopping.signal]),
         ...(lastEventId && /^\d+$/.test(lastEventId) ? { lastEventId: Number(lastEventId) } : {}),
       };
     };
@@ -132,5 +135,10 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
       });
     });
   },
-  { name: 'ward-agent-endpoints', fastify: '5.x', dependencies: ['ward-mesh-transport'], decorators: { fastify: ['meshAuthenticate'] } },
+  {
+    name: 'ward-agent-endpoints',
+    fastify: '5.x',
+    dependencies: ['ward-mesh-transport', 'ward-agent-tasks'],
+    decorators: { fastify: ['meshAuthenticate', 'meshTasks'] },
+  },
 );

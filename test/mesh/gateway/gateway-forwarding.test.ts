@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { CALLER, authHeaders, post, rpc, sseReader, textMessage, token } from '../helpers.ts';
+import { CALLER, authHeaders, eventually, post, rpc, sseReader, textMessage, token } from '../helpers.ts';
 import { agentHealth, gatewayHealth, startTestGateway } from './gateway-helpers.ts';
 
 describe('gateway: forwarding', () => {
@@ -70,6 +70,41 @@ describe('gateway: forwarding', () => {
     assert.notEqual(seen.split('-')[2], '00f067aa0ba902b7');
     const fresh = (await rpc(`${gateway.url}/rpc/probe`, 'probe/info', {})).result.traceparent;
     assert.match(fresh, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'without one, a trace starts at the gateway');
+  });
+
+  test('a caller that leaves before the agent answers abandons the agent\'s request too', async (t) => {
+    const gateway = await startTestGateway(t, { slow: { entry: 'slow-answer' } });
+    const url = `${gateway.url}/rpc/slow`;
+    await rpc(url, 'probe/exchanges', {});
+    const leaving = new AbortController();
+    const hang = fetch(url, { method: 'POST', headers: await authHeaders(), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'probe/hang' }), signal: leaving.signal });
+    hang.catch(() => undefined);
+    await eventually(async () => ((await rpc(url, 'probe/exchanges', {})).result.hanging === 1 ? true : undefined), 'the agent taking the request');
+    leaving.abort();
+    const seen = await eventually(async () => {
+      const counts = (await rpc(url, 'probe/exchanges', {})).result;
+      return counts.abandoned === 1 ? counts : undefined;
+    }, 'the agent seeing its request abandoned');
+    assert.equal(seen.hanging, 1);
+  });
+
+  test('an agent that does not answer within GATEWAY_REQUEST_TIMEOUT_MS is -32011, and its request is abandoned', async (t) => {
+    const gateway = await startTestGateway(t, { slow: { entry: 'slow-answer' } }, { env: { GATEWAY_REQUEST_TIMEOUT_MS: '1000' } });
+    const url = `${gateway.url}/rpc/slow`;
+    const answer = await post(url, { jsonrpc: '2.0', id: 'h', method: 'probe/hang' }, await authHeaders());
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body, { jsonrpc: '2.0', id: 'h', error: { code: -32011, message: 'The agent did not answer.', data: { alias: 'slow' } } });
+    const seen = await eventually(async () => {
+      const counts = (await rpc(url, 'probe/exchanges', {})).result;
+      return counts.abandoned === 1 ? counts : undefined;
+    }, 'the agent seeing its request abandoned');
+    assert.equal(seen.hanging, 1);
+  });
+
+  test('the agent gets the request id the gateway logs the call under', async (t) => {
+    const gateway = await startTestGateway(t, { slow: { entry: 'slow-answer' } });
+    const answer = await post(`${gateway.url}/rpc/slow`, { jsonrpc: '2.0', id: 1, method: 'probe/exchanges' }, { ...(await authHeaders()), 'x-request-id': 'caller-chosen-42' });
+    assert.deepEqual(answer.body.result.request_ids, ['caller-chosen-42']);
   });
 
   test('an SSE stream passes through event by event, to the final event', async (t) => {

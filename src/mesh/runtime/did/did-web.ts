@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { createGuardedFetch } from '../../../core/net/guarded-fetch.ts';
 
 /** The parts of a DID document this project reads (W3C DID Core §5). */
@@ -64,16 +65,30 @@ function checkDocument(did: string, value: unknown): DidDocument {
 
 const MAX_DOCUMENT_BYTES = 64 * 1024;
 
+export type DidWebResolverOptions = {
+  /** A local directory laid out as the web is (development, `DID_WEB_DIR`); default: HTTPS. */
+  readonly directory?: string;
+  /** How long a document is kept (default 5 minutes, so a rotated key is taken up); 0 keeps none. */
+  readonly cacheMs?: number;
+  /** How many documents are kept at most, the least recently used going first (default 1000). */
+  readonly cacheEntries?: number;
+  /** The HTTPS fetch's limit (default 3 s). */
+  readonly timeoutMs?: number;
+  /** Fetch from loopback, private and link-local addresses too (default false). */
+  readonly allowPrivate?: boolean;
+};
+
 /**
  * A did:web resolver: from `directory` when given (development, `DID_WEB_DIR`), otherwise over HTTPS
- * with a timeout and a size limit. Documents are cached for `cacheMs` (default 5 minutes). The caller
- * names the DID, so its host is someone else's choice: the fetch refuses loopback, private and
- * link-local addresses in every spelling (core/net/guarded-fetch.ts), as the registry's fetches do in
- * production; local development serves documents from `DID_WEB_DIR` instead.
+ * with a timeout and a size limit. Documents are cached for `cacheMs`, at most `cacheEntries` of them
+ * (callers name the DIDs, so the cache must not grow with them). The caller names the DID, so its
+ * host is someone else's choice: the fetch refuses loopback, private and link-local addresses in
+ * every spelling (core/net/guarded-fetch.ts), as the registry's fetches do in production; local
+ * development serves documents from `DID_WEB_DIR` instead.
  */
-export function createDidWebResolver(options: { directory?: string; cacheMs?: number; timeoutMs?: number; allowPrivate?: boolean } = {}): DidResolver {
-  const cache = new Map<string, { document: DidDocument; until: number }>();
+export function createDidWebResolver(options: DidWebResolverOptions = {}): DidResolver {
   const cacheMs = options.cacheMs ?? 5 * 60 * 1000;
+  const cache = cacheMs > 0 ? new LRUCache<string, DidDocument>({ max: options.cacheEntries ?? 1000, ttl: cacheMs }) : undefined;
   const fetchDocument = createGuardedFetch({ allowPrivate: options.allowPrivate ?? false });
   const load = async (did: string): Promise<unknown> => {
     if (options.directory !== undefined) return JSON.parse(await readFile(didWebFile(options.directory, did), 'utf8'));
@@ -87,10 +102,10 @@ export function createDidWebResolver(options: { directory?: string; cacheMs?: nu
     return JSON.parse(text);
   };
   return async (did) => {
-    const cached = cache.get(did);
-    if (cached && cached.until > Date.now()) return cached.document;
+    const cached = cache?.get(did);
+    if (cached) return cached;
     const document = checkDocument(did, await load(did));
-    cache.set(did, { document, until: Date.now() + cacheMs });
+    cache?.set(did, document);
     return document;
   };
 }

@@ -5,17 +5,7 @@ import { MeshRpcError } from '../mesh-errors.ts';
 import type { ArtifactInput, TaskExecutor, TaskOutcome, TaskTurn } from './task-executor.ts';
 import { isTerminal, moveTask } from './task-state.ts';
 import type { TaskStore } from '../../storage/task-store.ts';
-import type { MeshMessage, Part, TaskEvent, TaskEventBody, TaskRecord, TaskState } from './task-types.ts';
-
-/** A message as a caller sends it; the runtime fills in its id and the task's ids. */
-export type MessageInput = Omit<MeshMessage, 'messageId'> & { readonly messageId?: string };
-
-export type SendInput = {
-  readonly message: MessageInput;
-  readonly task_id?: string;
-  readonly recipient?: string;
-  readonly metadata?: Record<string, unknown>;
-};
+import type { MeshMessage, MessageInput, Part, SendInput, TaskEvent, TaskEventBody, TaskRecord, TaskState } from './task-types.ts';
 
 export type TaskManagerOptions = {
   readonly store: TaskStore;

@@ -64,3 +64,14 @@ export type TaskEvent =
 export type TaskEventBody =
   | { readonly type: 'status'; readonly status: TaskStatus; readonly final: boolean }
   | { readonly type: 'artifact'; readonly artifact: Artifact };
+
+/** A message as a caller sends it; the runtime fills in its id and the task's ids. */
+export type MessageInput = Omit<MeshMessage, 'messageId'> & { readonly messageId?: string };
+
+/** What a send asks for: a message, to a new task or to `task_id`, for `recipient` (default: this agent). */
+export type SendInput = {
+  readonly message: MessageInput;
+  readonly task_id?: string;
+  readonly recipient?: string;
+  readonly metadata?: Record<string, unknown>;
+};

@@ -36,6 +36,29 @@ describe('DID_VERIFY: body signatures against the sender\'s DID document', () =>
     assert.throws(() => didWebUrl('did:key:z6Mk'));
   });
 
+  test('documents are kept for cacheMs, at most cacheEntries of them, the least recently used going first', async (t) => {
+    const dir = tempDir(t);
+    const [a, b] = ['did:web:example.org:agents:a', 'did:web:example.org:agents:b'];
+    await publishDid(dir, a);
+    await publishDid(dir, b);
+    const keyOf = async (resolveDid: (did: string) => Promise<any>, did: string) => JSON.stringify((await resolveDid(did)).verificationMethod[0].publicKeyJwk);
+    const kept = createDidWebResolver({ directory: dir, cacheEntries: 1, cacheMs: 60_000 });
+    const first = await keyOf(kept, a);
+    await publishDid(dir, a);
+    assert.equal(await keyOf(kept, a), first, 'a document is kept');
+    await keyOf(kept, b);
+    assert.notEqual(await keyOf(kept, a), first, 'beyond cacheEntries the least recently used goes');
+    const brief = createDidWebResolver({ directory: dir, cacheMs: 50 });
+    const before = await keyOf(brief, b);
+    await publishDid(dir, b);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.notEqual(await keyOf(brief, b), before, 'after cacheMs the document is read again');
+    const none = createDidWebResolver({ directory: dir, cacheMs: 0 });
+    const now = await keyOf(none, b);
+    await publishDid(dir, b);
+    assert.notEqual(await keyOf(none, b), now, 'cacheMs 0 keeps nothing');
+  });
+
   test('a did:web host on a loopback or private address is never contacted, whatever its spelling', async (t) => {
     let connections = 0;
     const server = createServer((socket) => {

@@ -1,0 +1,102 @@
+/**
+ * The gateway's JSON-RPC routes (contract §10): `POST /rpc/{alias}` authenticates the caller,
+ * refuses payloads carrying health data (spec rule 1), starts the alias and its dependencies and
+ * forwards JSON-RPC and SSE (agent-proxy.ts); `GET /rpc/{alias}/.well-known/agent-card.json` serves
+ * the agent's card. The gateway's own failures are JSON-RPC envelopes.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authChallenge } from '../../core/http/auth-challenge.ts';
+import { firstHeader } from '../../core/http/http-kit.ts';
+import { scanForPhi, scanHeadersForPhi } from '../../core/phi/index.ts';
+import type { MeshConfig } from '../mesh-config.ts';
+import { failure } from '../runtime/jsonrpc.ts';
+import { isMeshRpcError, meshErrorObject } from '../runtime/mesh-errors.ts';
+import { nextTraceparent } from '../runtime/trace-context.ts';
+import type { AgentFleet } from './agent-fleet.ts';
+import { agentRequestHeaders, forwardToAgent } from './agent-proxy.ts';
+import { answerJson, decodeBody, errorsFor, gatewayErrorObject, plainHttpStatus } from './gateway-errors.ts';
+
+type AliasRequest = FastifyRequest<{ Params: { alias: string } }>;
+
+/**
+ * Starts `alias` (and its dependencies) if need be. A first call waits seconds for that: the wait is
+ * logged when it begins and ends, and the answer's Server-Timing names what was started.
+ */
+async function ensureAgent(fleet: AgentFleet, request: FastifyRequest, reply: FastifyReply, alias: string): Promise<string> {
+  const waitingFor = fleet.notRunningFor(alias);
+  if (waitingFor.length === 0) return fleet.ensure(alias);
+  const waitStarted = performance.now();
+  request.log.info({ alias, starting: waitingFor }, 'waiting for agents to start before forwarding');
+  const url = await fleet.ensure(alias);
+  const ms = Math.round(performance.now() - waitStarted);
+  request.log.info({ alias, started: waitingFor, wait_ms: ms }, 'agents started; forwarding');
+  reply.header('server-timing', `agent-start;dur=${ms};desc="${waitingFor.join(' ')}"`);
+  return url;
+}
+
+/** `POST /rpc/{alias}`: the checks the gateway makes itself, in order, then the exchange with the agent. */
+async function forwardRpc(app: FastifyInstance, config: MeshConfig, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const fleet = app.meshFleet;
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  try {
+    await app.meshAuthenticate(request.headers, body);
+  } catch (error) {
+    if (!isMeshRpcError(error)) throw error;
+    reply.header('www-authenticate', authChallenge({ scheme: 'Bearer', error: 'invalid_token' }));
+    return answerJson(reply, error.httpStatus, failure(null, error.toErrorObject()));
+  }
+  const { alias } = request.params;
+  const decoded = () => decodeBody(body);
+  if (!fleet.has(alias)) return answerJson(reply, 200, errorsFor(decoded(), meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
+  if (config.GATEWAY_PHI_GUARD) {
+    const value = decoded();
+    const findings = [...scanHeadersForPhi(request.headers), ...(value === undefined ? [] : scanForPhi(value))];
+    if (findings.length > 0) return answerJson(reply, 200, errorsFor(value, meshErrorObject('PHI_DETECTED', undefined, { findings })));
+  }
+  let url: string;
+  try {
+    url = await ensureAgent(fleet, request, reply, alias);
+  } catch (error) {
+    return answerJson(reply, 200, errorsFor(decoded(), gatewayErrorObject(app.log, error)));
+  }
+  const agent = fleet.get(alias);
+  return forwardToAgent(reply, {
+    url,
+    headers: agentRequestHeaders(request, nextTraceparent(firstHeader(request.headers, 'traceparent'))),
+    body,
+    onStream: () => agent.holdStream(),
+    onUnreachable: (error) => {
+      request.log.warn({ alias, err: error }, 'agent unreachable');
+      answerJson(reply, 200, errorsFor(decoded(), meshErrorObject('AGENT_UNAVAILABLE', 'The agent did not answer.', { alias })));
+    },
+    onEnd: () => agent.touch(),
+  });
+}
+
+/** `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card, started if need be. */
+async function serveCard(app: FastifyInstance, config: MeshConfig, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { alias } = request.params;
+  if (!app.meshFleet.has(alias)) return answerJson(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
+  try {
+    const url = await ensureAgent(app.meshFleet, request, reply, alias);
+    const version = firstHeader(request.headers, 'a2a-version');
+    const response = await fetch(`${url}/.well-known/agent-card.json`, {
+      headers: version === undefined ? {} : { 'a2a-version': version },
+      signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
+    });
+    reply.header('vary', 'A2A-Version');
+    return answerJson(reply, response.status, await response.json());
+  } catch (error) {
+    return answerJson(reply, plainHttpStatus(error), failure(null, gatewayErrorObject(app.log, error)));
+  }
+}
+
+/** Registers the JSON-RPC routes and the card on the gateway app. */
+export function registerRpcRoutes(app: FastifyInstance, config: MeshConfig): void {
+  const rpc = (request: AliasRequest, reply: FastifyReply) => forwardRpc(app, config, request, reply);
+  // `/rpc/<alias>/` is the URL registered and advised: A2A clients find the card relative to it.
+  app.post<{ Params: { alias: string } }>('/rpc/:alias', rpc);
+  app.post<{ Params: { alias: string } }>('/rpc/:alias/', rpc);
+  // Public, as A2A clients expect (a card carries no secrets); starting the agent is what a call would do.
+  app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', (request, reply) => serveCard(app, config, request, reply));
+}
