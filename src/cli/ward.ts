@@ -27,7 +27,8 @@ async function main(argv: string[]): Promise<number | 'running'> {
   }
   if (name === 'help' || name === '--help' || name === '-h') {
     const topic = args[0];
-    if (topic === undefined) {
+    // `ward help --help` asks for this same text.
+    if (topic === undefined || topic === '--help' || topic === '-h') {
       console.log(usage());
       return 0;
     }

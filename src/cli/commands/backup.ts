@@ -17,7 +17,7 @@ On PostgreSQL use pg_dump (docs/operations.md, "Backups"); this command says how
 Exit status: 0 backed up and checked, 1 failed, 2 usage.
 
 Example:
-  node src/cli/ward.ts backup /backups/ward-$(date +%F).sqlite`;
+  npx ward backup /backups/ward-$(date +%F).sqlite`;
 
 const RESTORE_USAGE = `Usage: ward restore <file> [--force]
 
@@ -30,7 +30,7 @@ restored ledger.
 Exit status: 0 restored, 1 failed, 2 usage.
 
 Example:
-  node src/cli/ward.ts restore /backups/ward-2026-11-25.sqlite`;
+  npx ward restore /backups/ward-2026-11-25.sqlite`;
 
 function describe(figures: DatabaseFileFigures): string {
   return `${figures.agents} agents, ${figures.ledgerSize} ledger entries, ${figures.keys} signing keys, ${figures.migrations} of ${Object.keys(MIGRATIONS).length} migrations`;

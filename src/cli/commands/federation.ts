@@ -16,7 +16,7 @@ registry under it — registers each with its parent, seeds a few agents, and pr
                reusing one keeps what was registered, with the same ports)
 
 Example:
-  node src/cli/ward.ts federation up --base-port 9000`;
+  npx ward federation up --base-port 9000`;
 
 /** `ward federation up`: a real three-tier chain on this machine in one command. */
 export const federationCommand: WardCommand = {

@@ -8,7 +8,7 @@ Starts the mesh gateway on GATEWAY_PORT (default 8100); the agents of the manife
 start as child processes on their first call (docs/mesh.md).
 
 Example:
-  GATEWAY_PORT=8200 node src/cli/ward.ts gateway`;
+  GATEWAY_PORT=8200 npx ward gateway`;
 
 export const gatewayCommand = servingCommand('gateway', USAGE, async () => {
   const gateway = await startGateway(loadMeshConfig());

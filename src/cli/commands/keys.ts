@@ -15,7 +15,7 @@ Creates an API key directly in the configured storage (no running registry neede
 once as JSON; use it to make the first admin key.
 
 Example:
-  node src/cli/ward.ts keys create --org nhs-ops --tier business --scopes registry:read,registry:admin`;
+  npx ward keys create --org nhs-ops --tier business --scopes registry:read,registry:admin`;
 
 /** `ward keys create`: the offline way to the first admin key (contract §7). */
 export const keysCommand: WardCommand = {

@@ -11,7 +11,7 @@ the shipped mesh agents at the gateway. What \`npm start\` runs. Configuration c
 environment (docs/configuration.md); stop it with Ctrl-C or SIGTERM.
 
 Example:
-  REGISTRY_PORT=9080 node src/cli/ward.ts start`;
+  REGISTRY_PORT=9080 npx ward start`;
 
 export const startCommand = servingCommand('start', USAGE, async () => {
   const config = loadConfig();

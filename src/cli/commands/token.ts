@@ -10,7 +10,7 @@ Prints a mesh token (HS256, scope mesh:invoke) signed with MESH_JWT_SECRET, for 
   --ttl  lifetime in seconds (default 300)
 
 Example:
-  curl -H "authorization: Bearer $(node src/cli/ward.ts token)" …`;
+  curl -H "authorization: Bearer $(npx ward token)" …`;
 
 /** Prints a mesh token (HS256, scope mesh:invoke) signed with MESH_JWT_SECRET, for calling agents by hand. */
 export const tokenCommand: WardCommand = {

@@ -14,7 +14,7 @@ Verifies a trust bundle and its delegation chain against the root's keys (docs/f
 Exit status: 0 valid, 1 invalid, 2 usage (missing arguments, unreadable or invalid files).
 
 Example:
-  node src/cli/ward.ts trust verify bundle.json --anchor anchor.json --online`;
+  npx ward trust verify bundle.json --anchor anchor.json --online`;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
