@@ -58,6 +58,7 @@ export async function createRegistryServices(
   const federation = await createFederation(app, base, identity.registryId);
   const agents = createAgentService({
     storage,
+    clock,
     trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
   });
   const healthProber = createHealthProber({
