@@ -4,7 +4,6 @@ import { systemClock } from '../../core/clock.ts';
 import { loadConfig } from '../../core/config.ts';
 import { openStorage, storageOptionsFromConfig } from '../../registry/storage/database.ts';
 import { migrateToLatest } from '../../registry/storage/migrator.ts';
-import { runWrite } from '../../registry/storage/write-unit.ts';
 import { PRICING_TIER_NAMES, type PricingTier } from '../../core/pricing-tiers.ts';
 import { createApiKeyService } from '../../registry/keys/api-key-service.ts';
 import { UsageError, type WardCommand } from '../command.ts';
@@ -37,16 +36,14 @@ export const keysCommand: WardCommand = {
     try {
       await migrateToLatest(storage);
       const keys = await createApiKeyService({ storage, clock: systemClock, ...(config.REGISTRY_API_KEY_SECRET ? { secret: config.REGISTRY_API_KEY_SECRET } : {}) });
-      const { result } = await runWrite(storage, (unit) =>
-        keys.create(unit, systemContext(systemClock, 'ward-keys-create'), {
-          org_id: values.org as string,
-          display_name: values.name ?? `${values.org} key`,
-          tier,
-          scopes,
-          ...(values.expires ? { expires_at: values.expires } : {}),
-        }),
-      );
-      console.log(JSON.stringify(result, null, 2));
+      const created = await keys.createOnce({ ctx: systemContext(systemClock, 'ward-keys-create') }, {
+        org_id: values.org as string,
+        display_name: values.name ?? `${values.org} key`,
+        tier,
+        scopes,
+        ...(values.expires ? { expires_at: values.expires } : {}),
+      });
+      console.log(JSON.stringify(created.body, null, 2));
       return 0;
     } finally {
       await storage.close();

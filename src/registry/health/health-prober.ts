@@ -10,7 +10,7 @@ import {
 import { acquireLease } from '../storage/stores/lease-store.ts';
 import { runWrite } from '../storage/write-unit.ts';
 import type { Endpoint } from '../../contract/agent-record.ts';
-import { HEALTH_RANKS } from '../agents/agent-service.ts';
+import { HEALTH_RANKS } from '../agents/agent-records.ts';
 import { probeEndpoint, type ProbeOptions, type ProbeResult } from './probe.ts';
 
 export type HealthProberOptions = ProbeOptions & { intervalMs: number; concurrency: number };

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CallContext } from '../../core/call-context.ts';
 import { contextOf } from '../auth/authentication.ts';
-import { requestFingerprint, type IdempotentOutcome, type IdempotentRequest } from '../idempotency/idempotency.ts';
+import { requestFingerprint, type IdempotentOutcome, type IdempotentRequest, type WriteRequest } from '../idempotency/idempotency.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,6 +40,11 @@ export function idempotentRequest(request: FastifyRequest, required = true): Ide
     // Compared only when a key is sent, and then taken before validation (fingerprintBeforeValidation).
     fingerprint: key === undefined ? '' : (request.bodyFingerprint ?? requestFingerprint(request.body, request.headers['if-match'])),
   };
+}
+
+/** A state-changing request as the services take it: its caller and its idempotency request. */
+export function writeRequest(request: FastifyRequest, idempotencyKeyRequired = true): WriteRequest {
+  return { ctx: callContext(request), idempotency: idempotentRequest(request, idempotencyKeyRequired) };
 }
 
 export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
+import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../storage/database.ts';
@@ -49,7 +50,7 @@ export function idempotencyScopeKey(credentialId: string, method: string, path: 
  * in the first answer (a raw API key) is shown once and never stored, not even for a replay.
  */
 export type StoredResponse = { status: number; headers: Record<string, string>; body: unknown; replayBody?: unknown };
-export type IdempotentOutcome = StoredResponse & { replayed: boolean };
+export type IdempotentOutcome<Body = unknown> = StoredResponse & { body: Body; replayed: boolean };
 
 /**
  * Runs a state-changing request at most once per idempotency key (contract §2):
@@ -103,6 +104,30 @@ export async function executeIdempotent(
     throw error;
   }
 }
+
+/**
+ * A write as its caller asks for it: who asks, and, from the API, the idempotency request it is made
+ * once under. A caller of the registry's own (the seed, the CLI) sends none: its write runs once,
+ * in its own unit, as a request without a key would.
+ */
+export type WriteRequest = { ctx: CallContext; idempotency?: IdempotentRequest };
+
+/**
+ * How a service opens its own write unit: `work` in a unit of its own, at most once per idempotency
+ * key when the request has one ({@link executeIdempotent}), with `precheck` before the unit.
+ */
+export async function writeOnce<Body>(
+  deps: { storage: Storage; clock: Clock },
+  write: WriteRequest,
+  work: (unit: WriteUnit) => Promise<StoredResponse & { body: Body }>,
+  precheck?: () => Promise<void>,
+): Promise<IdempotentOutcome<Body>> {
+  // A replay's body is the stored JSON of the first answer's (or of its `replayBody`).
+  return executeIdempotent(deps, write.idempotency ?? { ...SYSTEM_WRITE, credentialId: write.ctx.principal.credentialId }, work, precheck) as Promise<IdempotentOutcome<Body>>;
+}
+
+/** The idempotency request of a write that has no key and needs none (never stored, never compared). */
+const SYSTEM_WRITE = { key: undefined, required: false, method: '', path: '', fingerprint: '' } as const;
 
 /** Claims the key, or returns the stored response to replay, or throws the reason it cannot. */
 async function claim(

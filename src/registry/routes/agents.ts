@@ -1,13 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import type { WriteUnit } from '../storage/write-unit.ts';
-import type { AgentRecord } from '../../contract/agent-record.ts';
 import { STATUS_ACTIONS, STATUS_ACTION_NAMES } from '../../contract/agent-status.ts';
-import { executeIdempotent } from '../idempotency/idempotency.ts';
-import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { recordHeaders } from '../agents/agent-service.ts';
+import { sendOutcome, writeRequest } from '../http/request-context.ts';
 import { parseIfMatch } from '../http/preconditions.ts';
 import {
   AgentIdParams,
@@ -28,65 +25,7 @@ const IfMatchHeaders = Type.Object({
 
 /** Agents: contract §3. Every write is idempotent by key and versioned by ETag. */
 export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) => {
-  const { agents, storage, clock } = app.ward;
-  const writeDeps = { storage, clock };
-
-  /** `{id}` as a ULID, or a URI whose jurisdiction matches the record; anything else is not found. */
-  function resolveId(id: string): string {
-    const parsed = parseAgentId(id);
-    if (!parsed) throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
-    return parsed.ulid;
-  }
-
-  async function loadChecked(id: string): Promise<AgentRecord> {
-    const record = await agents.get(resolveId(id));
-    const parsed = parseAgentId(id);
-    if (parsed?.jurisdiction && parsed.jurisdiction !== record.jurisdiction) {
-      throw new WardError('AGENT_NOT_FOUND', undefined, { agent_id: id });
-    }
-    return record;
-  }
-
-  const recordHeaders = (record: AgentRecord) => ({ etag: `"${record.version}"` });
-
-  /**
-   * Checks If-Match against the record as it is now and returns the version a write must still find;
-   * a write that commits between this check and ours is caught inside the write as VERSION_CONFLICT.
-   */
-  async function checkPrecondition(id: string, header: string | string[] | undefined): Promise<number | '*'> {
-    const condition = parseIfMatch(header);
-    const current = await loadChecked(id);
-    if (condition !== '*' && !condition.includes(current.version)) {
-      throw new WardError('PRECONDITION_FAILED', undefined, { current_etag: `"${current.version}"` });
-    }
-    return condition === '*' ? '*' : current.version;
-  }
-
-  /**
-   * A write to an existing record, at most once per idempotency key: `check` runs before the write
-   * unit and gives the version the write must still find ('*': any); the answer is the record and its ETag.
-   */
-  async function changeRecord(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    check: () => Promise<number | '*'>,
-    change: (unit: WriteUnit, expectedVersion: number | '*') => Promise<AgentRecord>,
-  ): Promise<FastifyReply> {
-    let expectedVersion: number | '*' = '*';
-    const outcome = await executeIdempotent(
-      writeDeps,
-      idempotentRequest(request),
-      async (unit) => {
-        const record = await change(unit, expectedVersion);
-        return { status: 200, headers: recordHeaders(record), body: record };
-      },
-      async () => {
-        expectedVersion = await check();
-      },
-    );
-    return sendOutcome(reply, outcome);
-  }
-
+  const { agents } = app.ward;
   const tags = ['agents'];
 
   app.post(
@@ -100,14 +39,7 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
         response: { 201: AgentRecordSchema, 200: AgentRecordSchema, ...errorResponses(409) },
       },
     },
-    async (request, reply) => {
-      const outcome = await executeIdempotent(writeDeps, idempotentRequest(request), async (unit) => {
-        const record = await agents.register(unit, callContext(request), request.body);
-        const ulid = record.agent_id.slice(record.agent_id.lastIndexOf('/') + 1);
-        return { status: 201, headers: { ...recordHeaders(record), location: `/v1/agents/${ulid}` }, body: record };
-      });
-      return sendOutcome(reply, outcome);
-    },
+    async (request, reply) => sendOutcome(reply, await agents.registerOnce(writeRequest(request), request.body)),
   );
 
   app.get(
@@ -153,7 +85,7 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
       },
     },
     async (request, reply) => {
-      const record = await loadChecked(request.params.id);
+      const record = await agents.getByRef(request.params.id);
       return reply.headers(recordHeaders(record)).send(record);
     },
   );
@@ -176,12 +108,7 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
       },
     },
     async (request, reply) =>
-      changeRecord(
-        request,
-        reply,
-        () => checkPrecondition(request.params.id, request.headers['if-match']),
-        (unit, expectedVersion) => agents.update(unit, callContext(request), resolveId(request.params.id), expectedVersion, request.body),
-      ),
+      sendOutcome(reply, await agents.updateOnce(writeRequest(request), request.params.id, request.headers['if-match'], request.body)),
   );
 
   for (const action of STATUS_ACTION_NAMES) {
@@ -205,16 +132,9 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
         },
       },
       async (request, reply) =>
-        changeRecord(
-          request,
+        sendOutcome(
           reply,
-          async () => {
-            if (request.headers['if-match'] !== undefined) return checkPrecondition(request.params.id, request.headers['if-match']);
-            // Without If-Match any version will do, but the record must exist.
-            await loadChecked(request.params.id);
-            return '*';
-          },
-          (unit, expectedVersion) => agents.changeStatus(unit, callContext(request), resolveId(request.params.id), action, request.body?.reason, expectedVersion),
+          await agents.changeStatusOnce(writeRequest(request), request.params.id, action, request.body?.reason, request.headers['if-match']),
         ),
     );
   }

@@ -1,8 +1,6 @@
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { PRICING_TIERS, PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
-import { runWrite } from '../storage/write-unit.ts';
-import { executeIdempotent } from '../idempotency/idempotency.ts';
-import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { callContext, sendOutcome, writeRequest } from '../http/request-context.ts';
 import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import {
   ApiKeyListSchema,
@@ -16,7 +14,7 @@ import {
 
 /** API keys and pricing tiers under /v1/admin/billing (contract §7); every route needs registry:admin. */
 export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (app) => {
-  const { apiKeys, storage, clock } = app.ward;
+  const { apiKeys, clock } = app.ward;
   const tags = ['billing'];
 
   app.post(
@@ -30,20 +28,8 @@ export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (ap
         response: { 201: CreatedApiKeySchema, 200: CreatedApiKeySchema, ...errorResponses(401, 403) },
       },
     },
-    async (request, reply) => {
-      // Contract §2: the key is accepted but not required here.
-      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request, false), async (unit) => {
-        const created = await apiKeys.create(unit, callContext(request), request.body);
-        const { raw_key: _raw, ...withoutSecret } = created;
-        return {
-          status: 201,
-          headers: { location: `/v1/admin/billing/api-keys/${created.key_id}` },
-          body: created,
-          replayBody: withoutSecret,
-        };
-      });
-      return sendOutcome(reply, outcome);
-    },
+    // Contract §2: the idempotency key is accepted but not required here.
+    async (request, reply) => sendOutcome(reply, await apiKeys.createOnce(writeRequest(request, false), request.body)),
   );
 
   app.get(
@@ -65,7 +51,7 @@ export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (ap
     '/v1/admin/billing/api-keys/:key_id',
     { schema: { tags, summary: 'Revoke an API key (effective at once)', params: KeyIdParams, response: { ...errorResponses(401, 403, 404) } } },
     async (request, reply) => {
-      await runWrite(storage, (unit) => apiKeys.revoke(unit, callContext(request), request.params.key_id));
+      await apiKeys.revokeOnce({ ctx: callContext(request) }, request.params.key_id);
       return reply.code(204).send();
     },
   );

@@ -4,11 +4,9 @@ import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { TrustAnchorSchema, TrustBundleQuery, TrustBundleSchema } from '../../contract/schemas/discovery-schemas.ts';
 import { errorResponses } from '../../contract/schemas/common.ts';
-import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
-import { executeIdempotent } from '../idempotency/idempotency.ts';
+import { sendOutcome, writeRequest } from '../http/request-context.ts';
 import { IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import { RotateKeyBody, RotatedKeySchema } from '../../contract/schemas/registry-schemas.ts';
-import { rotateRegistryKey } from '../trust/key-rotation.ts';
 import { agentTrustBundle, childRegistryTrustBundle, registryTrustBundle } from '../../contract/trust-bundle.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
@@ -98,19 +96,8 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     },
     async (request, reply) => {
       const { alg, retire_after_seconds: retireAfterSeconds } = request.body ?? {};
-      const outcome = await executeIdempotent({ storage: ward.storage, clock: ward.clock }, idempotentRequest(request), async (unit) => ({
-        status: 201,
-        headers: {},
-        body: await rotateRegistryKey(unit, callContext(request), {
-          registryId: ward.registryId,
-          alg: alg ?? ward.signer.alg,
-          retireAfterSeconds: retireAfterSeconds ?? 86_400,
-          lifetimeDays: ward.config.REGISTRY_KEY_LIFETIME_DAYS,
-          sealer: ward.signer.keySealer,
-        }),
-      }));
+      const outcome = await ward.keyRenewal.rotateOnce(writeRequest(request), { alg, retireAfterSeconds });
       if (!outcome.replayed) {
-        await ward.signer.reload();
         // The parent's statements must name the new key before bundles signed with it can verify.
         ward.parentLink.refresh().catch((error: unknown) => request.log.warn({ err: error }, 'refreshing the delegation after rotation failed'));
       }

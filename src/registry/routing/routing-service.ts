@@ -1,16 +1,13 @@
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
-import { ROUTING_TYP } from '../../core/crypto/answer-types.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
-import { withCompactJws } from '../../core/crypto/json-members.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
 import type { AgentService } from '../agents/agent-service.ts';
-import { acceptsPurpose } from '../discovery/agent-filters.ts';
 import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
-import { agentTrustBundle, type SignedTrustBundle } from '../../contract/trust-bundle.ts';
+import { createRoutingAdvice } from './routing-advice.ts';
 import { judgeEndpoints, orderForFailover, type EndpointVerdict, type RouteRequirements } from './endpoint-selection.ts';
 
 export type RouteRequest = {
@@ -23,17 +20,6 @@ export type RouteRequest = {
   workload?: { token_binding?: TokenBinding; priority?: string };
   purpose?: { purpose_of_use?: PurposeOfUse };
   caller_jurisdiction?: string;
-};
-
-type RoutedEndpoint = { endpoint: string; url: string; priority: number; protocol: string; region: string | null };
-
-export type RoutingResponse = {
-  resolved_target: string;
-  selected: RoutedEndpoint & { weight: number; health: string };
-  alternatives: RoutedEndpoint[];
-  trust_bundle: SignedTrustBundle;
-  constraints: { phi_allowed: boolean; max_concurrency_hint: number; rate_limit_rps_hint: number };
-  evidence: { registry_id: string; record_version: string; delegation_chain: string[] };
 };
 
 export type RoutingServiceDeps = {
@@ -50,8 +36,6 @@ export type RoutingServiceDeps = {
   committedSeq(): number;
 };
 
-/** Defaults of the routing hints when the agent's policy tags give none (contract §4). */
-export const DEFAULT_HINTS = { max_concurrency: 16, rate_limit_rps: 50 } as const;
 /** How many ranked candidates a capability route considers before answering NO_ROUTE. */
 const CAPABILITY_CANDIDATES = 20;
 
@@ -61,37 +45,8 @@ const CAPABILITY_CANDIDATES = 20;
  * proxies.
  */
 export function createRoutingService(deps: RoutingServiceDeps) {
-  // A bundle depends on the record version, the chain and the signing key; reusing one for a few
-  // minutes of its hour saves a signature per route while leaving clients most of its lifetime.
+  const adviseRoute = createRoutingAdvice(deps);
   const now = () => deps.clock.now().getTime();
-  const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now });
-
-  async function bundleFor(record: AgentRecord, chain: ReturnType<RoutingServiceDeps['trustChain']>, ctx: CallContext): Promise<SignedTrustBundle> {
-    const key = [record.agent_id, record.version, deps.signer.kid, chain.delegationChain.join(' ')].join('|');
-    const cached = bundles.get(key, 0);
-    if (cached) return cached;
-    const bundle = await agentTrustBundle(record, { signer: deps.signer, registryId: deps.registryId, ...chain, now: ctx.clock.now() });
-    bundles.set(key, 0, bundle);
-    return bundle;
-  }
-
-  // Advice carries no time and no nonce: the same agent version, endpoint order, health, bundle and
-  // constraints are the same bytes, and a signature over the same bytes with the same key is as
-  // good as a new one. The finished answers are kept, by a short key of what they are made from
-  // (adviceKey), so a route to a busy agent is neither serialised nor signed again.
-  const answers = createResponseCache<{ bundle: SignedTrustBundle; bytes: Buffer }>({ maxEntries: 2_000, maxAgeMs: 5 * 60_000, now });
-
-  function requirementsOf(request: RouteRequest): RouteRequirements {
-    return {
-      denyCrossZone: request.residency?.deny_cross_zone ?? false,
-      requiredFeatures: request.required_features ?? [],
-      ...(request.protocol ? { protocol: request.protocol } : {}),
-      ...(request.residency?.allowed_zones ? { allowedZones: request.residency.allowed_zones } : {}),
-      ...(request.workload?.token_binding ? { tokenBinding: request.workload.token_binding } : {}),
-      ...(request.purpose?.purpose_of_use ? { purpose: request.purpose.purpose_of_use } : {}),
-      ...(request.caller_jurisdiction ? { callerJurisdiction: request.caller_jurisdiction } : {}),
-    };
-  }
 
   // A target's record, kept while nothing is committed and for at most 5 s: every change of a
   // record, its status, trust or endpoints' health status moves the event sequence; a reading that
@@ -132,47 +87,6 @@ export function createRoutingService(deps: RoutingServiceDeps) {
     return verdicts.map((v) => ({ index: v.index, url: v.endpoint.url, reasons: v.reasons }));
   }
 
-  /**
-   * Everything an answer is made from besides its record (named by id and version), its bundle and
-   * the registry's own id: the endpoint order and each endpoint's health, and whether PHI is allowed.
-   * The signing key and the delegation chain are not in it: they key the bundle (bundleFor), and a
-   * kept answer is served only with the very bundle object it was made with.
-   */
-  function adviceKey(record: AgentRecord, ordered: readonly EndpointVerdict[], phiAllowed: boolean): string {
-    const order = ordered.map((v) => `${v.index}${v.health}`).join(',');
-    return `${record.agent_id}|${record.version}|${order}|${phiAllowed}`;
-  }
-
-  /** The advice as the JSON bytes to send: serialised once, signed over those bytes, the signature appended. */
-  async function build(record: AgentRecord, ordered: EndpointVerdict[], request: RouteRequest, ctx: CallContext): Promise<Buffer> {
-    const chain = deps.trustChain();
-    const tags = record.policy_tags;
-    const purpose = request.purpose?.purpose_of_use;
-    // PHI only with an explicit yes from the agent and a purpose it accepts (contract §4).
-    const phiAllowed = tags.phi_allowed === true && purpose !== undefined && acceptsPurpose(record, purpose);
-    const bundle = await bundleFor(record, chain, ctx);
-    const key = adviceKey(record, ordered, phiAllowed);
-    const kept = answers.get(key, 0);
-    if (kept?.bundle === bundle) return kept.bytes;
-    const [first, ...rest] = ordered as [EndpointVerdict, ...EndpointVerdict[]];
-    const response: RoutingResponse = {
-      resolved_target: record.agent_id,
-      selected: { ...routed(first), weight: first.endpoint.weight, health: first.health },
-      alternatives: rest.map(routed),
-      trust_bundle: bundle,
-      constraints: {
-        phi_allowed: phiAllowed,
-        max_concurrency_hint: typeof tags.max_concurrency === 'number' ? tags.max_concurrency : DEFAULT_HINTS.max_concurrency,
-        rate_limit_rps_hint: typeof tags.rate_limit_rps === 'number' ? tags.rate_limit_rps : DEFAULT_HINTS.rate_limit_rps,
-      },
-      evidence: { registry_id: deps.registryId, record_version: String(record.version), delegation_chain: chain.delegationChain },
-    };
-    const json = Buffer.from(JSON.stringify(response));
-    const bytes = deps.signResponses ? withCompactJws(json, 'signed_response', await deps.signer.signJson(json, ROUTING_TYP)) : json;
-    answers.set(key, 0, { bundle, bytes });
-    return bytes;
-  }
-
   return {
     /** The advice for `request` as the JSON bytes of a {@link RoutingResponse}, with `signed_response` appended when the registry signs its answers. */
     async route(ctx: CallContext, request: RouteRequest): Promise<Buffer> {
@@ -185,14 +99,14 @@ export function createRoutingService(deps: RoutingServiceDeps) {
         if (ordered.length === 0) {
           throw new WardError('NO_ROUTE', 'No endpoint of the agent meets the request.', { agent_id: record.agent_id, endpoints: describeExclusions(verdicts) });
         }
-        return build(record, ordered, request, ctx);
+        return adviseRoute(record, ordered, request.purpose?.purpose_of_use, ctx);
       }
       const key = JSON.stringify(request);
       const generation = deps.committedSeq();
       const earlier = chosen.get(key, generation);
       if (earlier) {
         const record = await recordOf(earlier);
-        return build(record, orderForFailover(judge(record), ctx.requestId), request, ctx);
+        return adviseRoute(record, orderForFailover(judge(record), ctx.requestId), request.purpose?.purpose_of_use, ctx);
       }
       const candidates = deps.discovery.candidates({
         capability: request.capability as string,
@@ -211,7 +125,7 @@ export function createRoutingService(deps: RoutingServiceDeps) {
           const ulid = (parseAgentId(candidate.agent_id) as { ulid: string }).ulid;
           chosen.set(key, generation, ulid);
           records.set(ulid, generation, candidate);
-          return build(candidate, ordered, request, ctx);
+          return adviseRoute(candidate, ordered, request.purpose?.purpose_of_use, ctx);
         }
         rejected.push({ agent_id: candidate.agent_id, endpoints: describeExclusions(verdicts) });
       }
@@ -225,7 +139,15 @@ export function createRoutingService(deps: RoutingServiceDeps) {
 
 export type RoutingService = ReturnType<typeof createRoutingService>;
 
-function routed(verdict: EndpointVerdict): RoutedEndpoint {
-  const { url, priority, protocol, region } = verdict.endpoint;
-  return { endpoint: url, url, priority, protocol, region: region ?? null };
+/** What a request asks of an endpoint, in the terms of endpoint-selection.ts. */
+function requirementsOf(request: RouteRequest): RouteRequirements {
+  return {
+    denyCrossZone: request.residency?.deny_cross_zone ?? false,
+    requiredFeatures: request.required_features ?? [],
+    ...(request.protocol ? { protocol: request.protocol } : {}),
+    ...(request.residency?.allowed_zones ? { allowedZones: request.residency.allowed_zones } : {}),
+    ...(request.workload?.token_binding ? { tokenBinding: request.workload.token_binding } : {}),
+    ...(request.purpose?.purpose_of_use ? { purpose: request.purpose.purpose_of_use } : {}),
+    ...(request.caller_jurisdiction ? { callerJurisdiction: request.caller_jurisdiction } : {}),
+  };
 }

@@ -9,7 +9,9 @@ import {
   type TrustValidationError,
   type TrustedKey,
 } from './trust-types.ts';
-import { bindingMismatches, parseJwsElement, timeWindowProblem, verifyWithAnyKey } from './jws.ts';
+import { claimsProblem, parseJwsElement, verifyWithAnyKey, type ClaimsWording } from './jws.ts';
+
+const ATTESTATION_CLAIMS: ClaimsWording = { noun: 'attestation', participle: 'attested', mismatch: 'ATTESTATION_INVALID', outsideWindow: 'ATTESTATION_EXPIRED' };
 
 /** An attestation issuer the caller trusts, with the keys it signs with. */
 export type KnownIssuer = { iss: string; jwks: { keys: JwkObject[] } };
@@ -74,23 +76,8 @@ async function checkOne(
       message: "The attestation does not verify with the issuer's keys.",
     };
   }
-  const mismatched = bindingMismatches(jws.payload, binding);
-  if (mismatched.length > 0) {
-    return {
-      code: 'ATTESTATION_INVALID',
-      message: `The attested ${mismatched.join(', ')} does not match this record.`,
-    };
-  }
-  const window = timeWindowProblem(jws.payload, now);
-  if (window !== undefined) {
-    return {
-      code: 'ATTESTATION_EXPIRED',
-      message:
-        window === 'expired'
-          ? 'The attestation has expired (exp).'
-          : 'The attestation is not valid yet (nbf).',
-    };
-  }
+  const claims = claimsProblem(jws.payload, binding, now, ATTESTATION_CLAIMS);
+  if (claims) return claims;
   const iat = jws.payload['iat'];
   if (typeof iat === 'number' && iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS) {
     return { code: 'ATTESTATION_INVALID', message: 'The attestation was issued in the future (iat).' };

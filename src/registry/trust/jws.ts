@@ -162,6 +162,38 @@ export function bindingMismatches(payload: Record<string, unknown>, binding: Tru
     .map(([claim]) => claim);
 }
 
+/** How an element's claim problems are worded: its name, the participle of its claims, its codes. */
+export type ClaimsWording = {
+  noun: 'attestation' | 'signature';
+  participle: 'attested' | 'signed';
+  mismatch: TrustValidationErrorCode;
+  outsideWindow: TrustValidationErrorCode;
+};
+
+/**
+ * What a verified payload's claims rule out, if anything: a binding claim that disagrees with the
+ * record ({@link bindingMismatches}), then `exp`/`nbf` at `now` ({@link timeWindowProblem}).
+ */
+export function claimsProblem(
+  payload: Record<string, unknown>,
+  binding: TrustBinding,
+  now: Date,
+  wording: ClaimsWording,
+): ElementProblem | undefined {
+  const mismatched = bindingMismatches(payload, binding);
+  if (mismatched.length > 0) {
+    return { code: wording.mismatch, message: `The ${wording.participle} ${mismatched.join(', ')} does not match this record.` };
+  }
+  const window = timeWindowProblem(payload, now);
+  if (window !== undefined) {
+    return {
+      code: wording.outsideWindow,
+      message: window === 'expired' ? `The ${wording.noun} has expired (exp).` : `The ${wording.noun} is not valid yet (nbf).`,
+    };
+  }
+  return undefined;
+}
+
 /** Header members that offer a key; none of them is ever used as a source of trust. */
 export const HEADER_KEY_MEMBERS = ['jku', 'x5u', 'jwk', 'x5c'] as const;
 

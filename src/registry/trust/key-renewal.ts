@@ -9,14 +9,15 @@
  */
 import { systemContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { RegistrySigner } from './registry-signer.ts';
+import type { RegistrySigner, SigningAlg } from './registry-signer.ts';
+import { writeOnce, type IdempotentOutcome, type WriteRequest } from '../idempotency/idempotency.ts';
 import type { Storage } from '../storage/database.ts';
 import { runWrite } from '../storage/write-unit.ts';
 import { rotateRegistryKey, type RotatedKey } from './key-rotation.ts';
 
 const DAY_MS = 86_400_000;
 const CHECK_EVERY_MS = 3_600_000;
-/** How long the renewed key's predecessor stays published (as for a manual rotation). */
+/** How long the renewed key's predecessor stays published (a manual rotation's default too). */
 const RETIRE_AFTER_SECONDS = 86_400;
 /** With renewal off, warnings start this long before `not_after`. */
 const WARN_WITHOUT_RENEWAL_DAYS = 30;
@@ -37,6 +38,12 @@ export type KeyRenewalDeps = {
 export type KeyRenewal = {
   /** Looks once: rotates or warns when due. Answers the rotation it made, if any. */
   check(): Promise<RotatedKey | undefined>;
+  /**
+   * A rotation asked for (`POST /v1/trust/keys/rotate`) in its own write unit, at most once per
+   * idempotency key: 201 with the new key. The signer is reloaded when it committed here (not for a
+   * replay); telling the parent is the caller's.
+   */
+  rotateOnce(write: WriteRequest, options: { alg?: SigningAlg | undefined; retireAfterSeconds?: number | undefined }): Promise<IdempotentOutcome<RotatedKey>>;
   /** Seconds until the active key's `not_after` (negative once past). */
   expiresInSeconds(): number;
   start(): void;
@@ -80,6 +87,22 @@ export function createKeyRenewal(deps: KeyRenewalDeps): KeyRenewal {
     return result;
   }
 
+  async function rotateOnce(write: WriteRequest, options: { alg?: SigningAlg | undefined; retireAfterSeconds?: number | undefined }) {
+    const outcome = await writeOnce(deps, write, async (unit) => ({
+      status: 201,
+      headers: {},
+      body: await rotateRegistryKey(unit, write.ctx, {
+        registryId: deps.registryId,
+        alg: options.alg ?? signer.alg,
+        retireAfterSeconds: options.retireAfterSeconds ?? RETIRE_AFTER_SECONDS,
+        lifetimeDays: deps.lifetimeDays,
+        sealer: signer.keySealer,
+      }),
+    }));
+    if (!outcome.replayed) await signer.reload();
+    return outcome;
+  }
+
   const checkLogged = () =>
     check().catch((error: unknown) =>
       deps.log.warn({ err: error, key_id: signer.kid }, 'renewing the signing key failed; it will be tried again within the hour'),
@@ -87,6 +110,7 @@ export function createKeyRenewal(deps: KeyRenewalDeps): KeyRenewal {
 
   return {
     check,
+    rotateOnce,
     expiresInSeconds,
     start() {
       void checkLogged();

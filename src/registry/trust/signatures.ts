@@ -3,13 +3,7 @@
 import type { KeyObject } from 'node:crypto';
 import { certificateDer, type ParsedCertificate } from './certificates.ts';
 import { keyFitsAlg, selectJwkKeys } from './jwks.ts';
-import {
-  bindingMismatches,
-  headerOffersKey,
-  parseJwsElement,
-  timeWindowProblem,
-  verifyWithAnyKey,
-} from './jws.ts';
+import { claimsProblem, headerOffersKey, parseJwsElement, verifyWithAnyKey, type ClaimsWording } from './jws.ts';
 import {
   verifySection,
   type AllowedJwsAlg,
@@ -18,6 +12,8 @@ import {
   type TrustValidationError,
   type TrustedKey,
 } from './trust-types.ts';
+
+const SIGNATURE_CLAIMS: ClaimsWording = { noun: 'signature', participle: 'signed', mismatch: 'SIGNATURE_BINDING_MISMATCH', outsideWindow: 'SIGNATURE_EXPIRED' };
 
 /** Keys a record signature may be verified with. */
 export type SignatureKeySources = {
@@ -105,20 +101,5 @@ async function checkOne(
   if (!(await verifyWithAnyKey(jws, candidates.keys))) {
     return { code: 'SIGNATURE_INVALID', message: 'The signature does not verify with any eligible key.' };
   }
-  const mismatched = bindingMismatches(jws.payload, binding);
-  if (mismatched.length > 0) {
-    return {
-      code: 'SIGNATURE_BINDING_MISMATCH',
-      message: `The signed ${mismatched.join(', ')} does not match this record.`,
-    };
-  }
-  const window = timeWindowProblem(jws.payload, now);
-  if (window !== undefined) {
-    return {
-      code: 'SIGNATURE_EXPIRED',
-      message:
-        window === 'expired' ? 'The signature has expired (exp).' : 'The signature is not valid yet (nbf).',
-    };
-  }
-  return undefined;
+  return claimsProblem(jws.payload, binding, now, SIGNATURE_CLAIMS);
 }

@@ -1,0 +1,228 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../core/clock.ts';
+import { publicBaseUrl, type Config } from '../../core/config.ts';
+import type { KeySealer } from '../../core/crypto/key-sealer.ts';
+import { createServerMetrics, type ServerMetrics } from '../../core/http/http-metrics.ts';
+import { registryUri } from '../../core/ids.ts';
+import { createGuardedFetch } from '../../core/net/guarded-fetch.ts';
+import { createAgentService } from '../agents/agent-service.ts';
+import { createComputerUseService } from '../computer-use/computer-use-service.ts';
+import { createDiscoveryAnswers } from '../discovery/discovery-answers.ts';
+import { createDiscoveryService } from '../discovery/discovery-service.ts';
+import { openEventHub, type EventHub } from '../events/event-hub.ts';
+import { createChildRegistries } from '../federation/child-registries.ts';
+import { createFederatedDiscovery } from '../federation/federated-discovery.ts';
+import { createParentLink } from '../federation/parent-link.ts';
+import { createHealthProber } from '../health/health-prober.ts';
+import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service.ts';
+import { createLedgerService } from '../ledger/ledger-service.ts';
+import { createInstanceHeartbeat, type InstanceHeartbeat } from '../operations/instance-heartbeat.ts';
+import { createRegistryMetrics, type RegistryMetrics } from '../operations/registry-metrics.ts';
+import { createRoutingService } from '../routing/routing-service.ts';
+import type { RegistryServices } from '../services.ts';
+import type { Storage } from '../storage/database.ts';
+import { createKeyRenewal } from '../trust/key-renewal.ts';
+import type { KnownIssuer } from '../trust/attestations.ts';
+import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { OpenedResources } from './opened-resources.ts';
+
+/** What every service is built on: the configuration, the open storage, the clock and the signing key. */
+export type ServiceFoundation = {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  signer: RegistrySigner;
+  knownIssuers: readonly KnownIssuer[];
+  keySealer: KeySealer;
+  opened: OpenedResources;
+};
+
+/** The parts of {@link RegistryServices} that know where this registry is and who it answers to. */
+type Identity = { registryId: string; baseUrl: () => string; routes: Array<{ method: string; url: string }> };
+
+/**
+ * Builds the registry's services on an open, migrated storage. Hooks that services rely on are added
+ * to `app` here, in this order: the route list (onRoute), then the listening address (onListen).
+ */
+export async function createRegistryServices(
+  app: FastifyInstance,
+  base: ServiceFoundation,
+): Promise<{ services: RegistryServices; heartbeat: InstanceHeartbeat; serverMetrics: ServerMetrics }> {
+  const { config, storage, clock, signer, knownIssuers } = base;
+  const apiKeys = await createApiKeyService({
+    storage,
+    clock,
+    ...(config.REGISTRY_API_KEY_SECRET ? { secret: config.REGISTRY_API_KEY_SECRET } : {}),
+  });
+  const identity = registryIdentity(app, config);
+  const federation = await createFederation(app, base, identity.registryId);
+  const agents = createAgentService({
+    storage,
+    clock,
+    trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
+  });
+  const healthProber = createHealthProber({
+    storage,
+    clock,
+    options: {
+      intervalMs: config.REGISTRY_HEALTH_INTERVAL_MS,
+      timeoutMs: config.REGISTRY_HEALTH_TIMEOUT_MS,
+      concurrency: config.REGISTRY_HEALTH_CONCURRENCY,
+      // Contract §4: private and loopback targets only outside production, or when allowed.
+      allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS,
+    },
+    log: (error) => app.log.warn({ err: error }, 'health probe round failed'),
+    // `services` exists by the time the prober runs (it starts when the registry listens).
+    onProbe: (result) => services.metrics.probed(result.status, result.reason),
+  });
+  const serverMetrics = createServerMetrics('registry');
+  const eventHub = await openEventHub(storage, {
+    postgres: storage.backend === 'postgres' && config.DATABASE_URL ? { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA } : undefined,
+    onError: (error) => app.log.warn({ err: error }, 'event wake-up connection failed; reconnecting'),
+  });
+  base.opened.eventHub = eventHub;
+  const heartbeat = createInstanceHeartbeat({ storage, clock, log: (error) => app.log.warn({ err: error }, 'instance heartbeat failed') });
+  if (config.REGISTRY_ENV === 'production' && !base.keySealer.sealing) {
+    app.log.warn('the signing keys are stored unencrypted: set REGISTRY_KEY_ENCRYPTION_KEY (or _FILE) to seal them at rest (docs/security.md)');
+  }
+  const keyRenewal = createKeyRenewal({
+    storage,
+    signer,
+    clock,
+    registryId: identity.registryId,
+    lifetimeDays: config.REGISTRY_KEY_LIFETIME_DAYS,
+    renewDays: config.REGISTRY_KEY_RENEW_DAYS,
+    log: { info: (fields, message) => app.log.info(fields, message), warn: (fields, message) => app.log.warn(fields, message) },
+    // The parent's statements must name the new key before bundles signed with it can verify.
+    onRotated: () => federation.parentLink.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'refreshing the delegation after renewal failed')),
+  });
+  const services: RegistryServices = {
+    ...identity,
+    ...federation,
+    ...createFinding(base, identity, federation, eventHub, agents),
+    config,
+    keyRenewal,
+    healthProber,
+    storage,
+    clock,
+    signer,
+    agents,
+    apiKeys,
+    ledger: createLedgerService({ storage, signer, clock }),
+    eventHub,
+    metrics: undefined as unknown as RegistryMetrics,
+    computerUse: createComputerUse(app, base, apiKeys, heartbeat),
+  };
+  services.metrics = createRegistryMetrics(serverMetrics, {
+    storage,
+    discoveryCacheStats: services.discoveryAnswers.cacheStats,
+    keptRowStats: services.discovery.keptRowStats,
+    signingKeyExpiresInSeconds: () => keyRenewal.expiresInSeconds(),
+  });
+  return { services, heartbeat, serverMetrics };
+}
+
+/**
+ * This registry's URI, the address clients reach it at, and the list of its routes (filled as they
+ * are registered).
+ */
+function registryIdentity(app: FastifyInstance, config: Config): Identity {
+  const routes: Identity['routes'] = [];
+  app.addHook('onRoute', (route) => {
+    // HEAD twins and the CORS preflight are transport, not operations of the API.
+    for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: route.url });
+  });
+  const registryId = registryUri(config.REGISTRY_JURISDICTION, config.REGISTRY_NAME);
+  // Once listening the address is fixed: computed once then (discovery asks per result).
+  let listeningBaseUrl: string | undefined;
+  const baseUrl = () => listeningBaseUrl ?? publicBaseUrl(config, listeningPort(app));
+  app.addHook('onListen', async () => {
+    listeningBaseUrl = publicBaseUrl(config, listeningPort(app));
+  });
+  return { registryId, baseUrl, routes };
+}
+
+type Federation = Pick<RegistryServices, 'parentLink' | 'trustChain' | 'childRegistries' | 'federatedDiscovery'>;
+
+/**
+ * The registry's place in a federation: its link to its parent and its children. A registry without a
+ * parent is its own trust anchor (contract §5); with one, the chain is the last grant its parent gave
+ * (docs/federation.md).
+ */
+async function createFederation(app: FastifyInstance, base: ServiceFoundation, registryId: string): Promise<Federation> {
+  const { config, storage, clock, signer } = base;
+  // Federation fetches URLs others chose: in production never a private or loopback address (SSRF).
+  const fetch = createGuardedFetch({ allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS });
+  const parentLink = await createParentLink({
+    fetch,
+    parentUrl: config.REGISTRY_PARENT_URL,
+    registryId,
+    storage,
+    signer,
+    clock,
+    timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
+    log: (message, error) => app.log.warn({ err: error }, message),
+  });
+  const trustChain = () => parentLink.trustChain();
+  const childRegistries = createChildRegistries({ config, storage, clock, signer, registryId, trustChain, fetch });
+  const federatedDiscovery = createFederatedDiscovery({
+    children: childRegistries,
+    signer,
+    registryId,
+    clock,
+    timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
+    fetch,
+  });
+  return { parentLink, trustChain, childRegistries, federatedDiscovery };
+}
+
+/** Discovery (local and federated) and routing: how a caller finds an agent and one of its endpoints. */
+function createFinding(
+  base: ServiceFoundation,
+  identity: Identity,
+  federation: Federation,
+  hub: EventHub,
+  agents: RegistryServices['agents'],
+): Pick<RegistryServices, 'discovery' | 'discoveryAnswers' | 'routing'> {
+  const { config, storage, clock, signer } = base;
+  const committedSeq = () => hub.committedSeq();
+  const discovery = createDiscoveryService({
+    storage,
+    registryJurisdiction: config.REGISTRY_JURISDICTION,
+    trustBundleUrl: (agentId) => `${identity.baseUrl()}/v1/trust/bundle?subject=${encodeURIComponent(agentId)}`,
+    keptRows: config.REGISTRY_DISCOVERY_KEPT_ROWS,
+    committedSeq,
+    now: () => clock.now().getTime(),
+  });
+  const { federatedDiscovery, trustChain } = federation;
+  const discoveryAnswers = createDiscoveryAnswers({ config, discovery, federatedDiscovery, signer, clock, baseUrl: identity.baseUrl, committedSeq });
+  const routing = createRoutingService({
+    agents,
+    clock,
+    discovery,
+    signer,
+    registryId: identity.registryId,
+    trustChain,
+    signResponses: config.REGISTRY_SIGN_RESPONSES,
+    staleAfterMs: 3 * config.REGISTRY_HEALTH_INTERVAL_MS,
+    committedSeq,
+  });
+  return { discovery, discoveryAnswers, routing };
+}
+
+function createComputerUse(app: FastifyInstance, base: ServiceFoundation, apiKeys: ApiKeyService, heartbeat: InstanceHeartbeat) {
+  return createComputerUseService({
+    config: base.config,
+    storage: base.storage,
+    clock: base.clock,
+    apiKeys,
+    instanceId: heartbeat.instanceId,
+    isInstanceLive: heartbeat.isLive,
+    log: (error, message) => app.log.warn({ err: error }, message),
+  });
+}
+
+function listeningPort(app: FastifyInstance): number | undefined {
+  const address = app.server.listening ? app.server.address() : null;
+  return address && typeof address === 'object' ? address.port : undefined;
+}
