@@ -69,11 +69,17 @@ function sendEnvelope(
 }
 
 /**
- * Fastify's `frameworkErrors`: errors raised before routing (a malformed percent-escape in the URL)
- * in the envelope, without the refused value (Fastify's own message repeats the URL, which may be PHI).
+ * Fastify's `frameworkErrors`: errors raised before routing (a malformed percent-escape in the URL,
+ * a path parameter past its length) without the refused value (Fastify's own message repeats the URL,
+ * which may be PHI): in the envelope, or in the format of the surface the path belongs to
+ * (`surfaces`: a path prefix and its renderer, e.g. the FHIR directory's OperationOutcome).
  */
-export function frameworkErrorsInEnvelope(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void sendEnvelope(reply, 'BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a percent-escape is not valid).' : undefined, {});
+export function frameworkErrorsIn(surfaces: Readonly<Record<string, ErrorRenderer>> = {}) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const surface = Object.keys(surfaces).find((prefix) => request.url === prefix || request.url.startsWith(`${prefix}/`) || request.url.startsWith(`${prefix}?`));
+    const send = surface === undefined ? sendEnvelope : (surfaces[surface] as ErrorRenderer);
+    void send(reply, 'BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a percent-escape is not valid).' : undefined, {});
+  };
 }
 
 /**

@@ -4,7 +4,8 @@ import type { DestinationStream } from 'pino';
 import type { Config } from '../../core/config.ts';
 import { serverLogger } from '../../core/http/http-kit.ts';
 import { tlsServerOptions, watchCrl, type TlsFiles } from '../auth/mtls.ts';
-import { clientErrorInEnvelope, frameworkErrorsInEnvelope } from '../http/error-handler.ts';
+import { clientErrorInEnvelope, frameworkErrorsIn } from '../http/error-handler.ts';
+import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { requestIdFor } from '../http/request-context.ts';
 
 /** Contract §2: bodies over 1 MiB are refused. */
@@ -41,7 +42,7 @@ export function createRegistryFastify(options: RegistryFastifyOptions): FastifyI
     ...(config.REGISTRY_TLS_CERT_FILE ? { https: tlsServerOptions(tlsFiles) } : {}),
     ajv: { customOptions: {} },
     // Failures before routing, and those of Node's HTTP parser, in the envelope too (error-handler.ts).
-    frameworkErrors: frameworkErrorsInEnvelope,
+    frameworkErrors: frameworkErrorsIn({ '/fhir': sendOperationOutcome }),
     clientErrorHandler: clientErrorInEnvelope,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
