@@ -10,7 +10,8 @@ import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { createComputerUseModel, type ComputerUseModel } from '../../computer-use/computer-use-model.ts';
-import { createComputerUseRuns, type RunRequest } from './computer-use-runs.ts';
+import { createComputerUseRuns, type RunRequest, type RunRequester } from './computer-use-runs.ts';
+import { writeOnce, type WriteRequest } from '../idempotency/idempotency.ts';
 import { createConsoleBrowser } from '../../computer-use/console-browser.ts';
 import { screenshotConsolePage } from '../../computer-use/console-screenshot.ts';
 import { originOf } from '../../computer-use/origin-guard-proxy.ts';
@@ -115,6 +116,31 @@ export function createComputerUseService(deps: ComputerUseDeps) {
       requireDependencies(['browser', 'model']);
       return { ...request, url };
     },
+    /**
+     * Asks for a run: checked (`prepareRun`), stored in a write unit of its own once per idempotency
+     * key, and queued after the commit. A replay answers what the first request stored and starts nothing.
+     */
+    async requestRun(write: WriteRequest, request: RunRequest, requester: RunRequester) {
+      const prepared = this.prepareRun(request);
+      const outcome = await writeOnce(deps, write, async (unit) => {
+        const run = await runs.create(unit, write.ctx, prepared);
+        return { status: 202, headers: { location: `/v1/admin/computer-use/runs/${run.session_id}` }, body: { session_id: run.session_id, status: run.status } };
+      });
+      if (!outcome.replayed) runs.begin(outcome.body.session_id, requester);
+      return outcome;
+    },
+
+    /** Cancels a run once per idempotency key, stops it here at once, and answers the run as it now stands. */
+    async cancelRun(write: WriteRequest, sessionId: string) {
+      const outcome = await writeOnce(deps, write, async (unit) => {
+        await runs.cancel(unit, write.ctx, sessionId);
+        return { status: 200, headers: {}, body: { session_id: sessionId, status: 'canceled' } };
+      });
+      runs.stopLocally(sessionId);
+      // A replay too: the run is read again, not stored.
+      return { ...outcome, body: await runs.get(sessionId) };
+    },
+
     setConsoleOrigin(url: string) {
       consoleOrigin = new URL(url).origin;
     },

@@ -1,9 +1,8 @@
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 import type { FastifyRequest } from 'fastify';
-import { executeIdempotent } from '../idempotency/idempotency.ts';
 import type { ComputerUseService } from '../computer-use/computer-use-service.ts';
 import type { RunRequester } from '../computer-use/computer-use-runs.ts';
-import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
+import { sendOutcome, writeRequest } from '../http/request-context.ts';
 import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import {
   AcceptedRunSchema,
@@ -27,7 +26,6 @@ const Png = { description: 'PNG, 1280×800', content: { 'image/png': { schema: {
  */
 export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('ward-computer-use-routes', async (app, options) => {
   const { computerUse } = options;
-  const { storage, clock } = app.ward;
   const tags = ['computer-use'];
 
   app.post(
@@ -42,14 +40,7 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
       },
     },
     async (request, reply) => {
-      const prepared = computerUse.prepareRun(request.body);
-      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request), async (unit) => {
-        const run = await computerUse.runs.create(unit, callContext(request), prepared);
-        return { status: 202, headers: { location: `/v1/admin/computer-use/runs/${run.session_id}` }, body: { session_id: run.session_id, status: run.status } };
-      });
-      // A replay answers what the first request stored; only the first starts the run.
-      if (!outcome.replayed) computerUse.runs.begin((outcome.body as { session_id: string }).session_id, requesterOf(request));
-      return sendOutcome(reply, outcome);
+      return sendOutcome(reply, await computerUse.requestRun(writeRequest(request), request.body, requesterOf(request)));
     },
   );
 
@@ -84,14 +75,7 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
       },
     },
     async (request, reply) => {
-      const { session_id } = request.params;
-      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request), async (unit) => {
-        await computerUse.runs.cancel(unit, callContext(request), session_id);
-        return { status: 200, headers: {}, body: { session_id, status: 'canceled' } };
-      });
-      computerUse.runs.stopLocally(session_id);
-      // The run as it stands after the cancel (a replay too: the run is read again, not stored).
-      return sendOutcome(reply, { ...outcome, body: await computerUse.runs.get(session_id) });
+      return sendOutcome(reply, await computerUse.cancelRun(writeRequest(request), request.params.session_id));
     },
   );
 
