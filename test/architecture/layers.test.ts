@@ -58,3 +58,21 @@ describe('layers', () => {
     });
   }
 });
+
+describe('sizes', () => {
+  const lint = async (text: string) => {
+    const [result] = await eslint.lintText(text, { filePath: 'src/core/fixture.ts' });
+    return (result?.messages ?? []).map((message) => message.ruleId);
+  };
+  const body = (lines: number) => Array.from({ length: lines }, (_, i) => `  x += ${i};`).join('\n');
+
+  test('a function over 120 lines is refused, and one of 120 passes', async () => {
+    assert.ok((await lint(`export function f(): number {\n  let x = 0;\n${body(117)}\n  return x;\n}\n`)).includes('max-lines-per-function'));
+    assert.ok(!(await lint(`export function f(): number {\n  let x = 0;\n${body(116)}\n  return x;\n}\n`)).includes('max-lines-per-function'));
+  });
+
+  test('a file over 400 lines is refused', async () => {
+    const functions = Array.from({ length: 41 }, (_, n) => `export function f${n}(): number {\n  let x = 0;\n${body(6)}\n  return x;\n}`).join('\n');
+    assert.ok((await lint(`${functions}\n`)).includes('max-lines'));
+  });
+});

@@ -12,7 +12,7 @@ import type { ApiKeyService } from '../keys/api-key-service.ts';
 import { createComputerUseModel, type ComputerUseModel } from '../../computer-use/computer-use-model.ts';
 import { createComputerUseRuns, type RunRequest, type RunRequester } from './computer-use-runs.ts';
 import { writeOnce, type WriteRequest } from '../idempotency/idempotency.ts';
-import { createConsoleBrowser } from '../../computer-use/console-browser.ts';
+import { createConsoleBrowser, type ConsoleBrowser } from '../../computer-use/console-browser.ts';
 import { screenshotConsolePage } from '../../computer-use/console-screenshot.ts';
 import { originOf } from '../../computer-use/origin-guard-proxy.ts';
 
@@ -51,34 +51,8 @@ export function createComputerUseService(deps: ComputerUseDeps) {
     return [...new Set([consoleOrigin, ...listed])];
   }
 
-  /** What is missing for `needs` here: 503 DEPENDENCY_UNAVAILABLE names it with an install hint. */
-  function requireDependencies(needs: ReadonlyArray<'browser' | 'model'>): void {
-    const missing = needs.filter((need) => (need === 'browser' ? !browser.installed() : !config.COMPUTER_USE_API_KEY));
-    if (missing.length === 0) return;
-    const hints = missing.map((need) =>
-      need === 'browser'
-        ? `no browser at CHROMIUM_PATH (${config.CHROMIUM_PATH}): apt-get install chromium, or set CHROMIUM_PATH`
-        : 'no model: set COMPUTER_USE_API_KEY (and COMPUTER_USE_MODEL_URL for another endpoint)',
-    );
-    throw new WardError('DEPENDENCY_UNAVAILABLE', `Computer use is not available here: ${hints.join('; ')}.`, { missing, hint: hints.join('; ') });
-  }
-
-  /**
-   * `base` as an origin, refused unless computer use may open it: 422 URL_NOT_ALLOWED off the list,
-   * 422 VALIDATION_ERROR when it is no address a browser can open at all (`http://host:1.evil/`).
-   */
-  function checkOrigin(base: string, pointer: string, place: 'body' | 'query' = 'body'): string {
-    const origin = originOf(base);
-    // A URL whose scheme has no origin (`mailto:`, `data:`) has the origin "null".
-    if (origin === undefined || origin === 'null') {
-      throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: place, pointer, reason: 'must be an http(s) URL a browser can open' }] });
-    }
-    const allowed = allowedOrigins();
-    if (!allowed.includes(origin)) {
-      throw new WardError('URL_NOT_ALLOWED', `${origin} is not an origin computer use may open.`, { pointer, origin, allowed });
-    }
-    return origin;
-  }
+  const requireDependencies = (needs: ReadonlyArray<'browser' | 'model'>) => requireInstalled(config, browser, needs);
+  const checkOrigin = (base: string, pointer: string, place: 'body' | 'query' = 'body') => checkAllowedOrigin(allowedOrigins(), base, pointer, place);
 
   const runs = createComputerUseRuns({
     storage: deps.storage,
@@ -161,4 +135,32 @@ export function createComputerUseService(deps: ComputerUseDeps) {
       await browser.close();
     },
   };
+}
+
+/** What is missing for `needs` here: 503 DEPENDENCY_UNAVAILABLE names it with an install hint. */
+function requireInstalled(config: Config, browser: ConsoleBrowser, needs: ReadonlyArray<'browser' | 'model'>): void {
+  const missing = needs.filter((need) => (need === 'browser' ? !browser.installed() : !config.COMPUTER_USE_API_KEY));
+  if (missing.length === 0) return;
+  const hints = missing.map((need) =>
+    need === 'browser'
+      ? `no browser at CHROMIUM_PATH (${config.CHROMIUM_PATH}): apt-get install chromium, or set CHROMIUM_PATH`
+      : 'no model: set COMPUTER_USE_API_KEY (and COMPUTER_USE_MODEL_URL for another endpoint)',
+  );
+  throw new WardError('DEPENDENCY_UNAVAILABLE', `Computer use is not available here: ${hints.join('; ')}.`, { missing, hint: hints.join('; ') });
+}
+
+/**
+ * `base` as an origin, refused unless computer use may open it: 422 URL_NOT_ALLOWED off the list,
+ * 422 VALIDATION_ERROR when it is no address a browser can open at all (`http://host:1.evil/`).
+ */
+function checkAllowedOrigin(allowed: string[], base: string, pointer: string, place: 'body' | 'query'): string {
+  const origin = originOf(base);
+  // A URL whose scheme has no origin (`mailto:`, `data:`) has the origin "null".
+  if (origin === undefined || origin === 'null') {
+    throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors: [{ in: place, pointer, reason: 'must be an http(s) URL a browser can open' }] });
+  }
+  if (!allowed.includes(origin)) {
+    throw new WardError('URL_NOT_ALLOWED', `${origin} is not an origin computer use may open.`, { pointer, origin, allowed });
+  }
+  return origin;
 }
