@@ -27,9 +27,31 @@ export function readEnvironment(schema: TObject, env: Record<string, string | un
   const firstError = Value.Errors(schema, withDefaults)[0];
   if (firstError) {
     const variable = firstError.instancePath.split('/')[1] || 'configuration';
-    throw new ConfigError(variable, `invalid value (${firstError.message})`);
+    const property = (schema.properties as Record<string, PropertySchema>)[variable];
+    throw new ConfigError(variable, `invalid value: ${property ? expectation(property, env[variable]) : firstError.message}`);
   }
   return withDefaults;
+}
+
+type PropertySchema = { type?: unknown; anyOf?: Array<{ const?: unknown }>; minimum?: number; maximum?: number; pattern?: string; format?: string; minLength?: number };
+
+/**
+ * What a variable must hold, in words an operator can act on (issue 33 item 11): the allowed values
+ * of an enumerated one (with the value given, which names no secret), the range of a number, the
+ * form of a URL or a pattern. Other values are never repeated: they may be secrets.
+ */
+function expectation(property: PropertySchema, given: string | undefined): string {
+  const choices = property.anyOf?.map((option) => option.const).filter((value) => value !== undefined);
+  if (choices && choices.length > 0) return `must be one of ${choices.join(', ')} (got "${String(given ?? '').slice(0, 40)}")`;
+  if (property.type === 'integer') {
+    const range = property.minimum !== undefined && property.maximum !== undefined ? ` from ${property.minimum} to ${property.maximum}` : property.minimum !== undefined ? ` of at least ${property.minimum}` : '';
+    return `must be a whole number${range}`;
+  }
+  if (property.type === 'boolean') return 'must be true or false';
+  if (property.format === 'uri') return `must be a URL${property.pattern === '^https?://' ? ' starting http:// or https://' : ''}`;
+  if (property.pattern) return `must match ${property.pattern}`;
+  if (property.minLength) return `must be at least ${property.minLength} characters`;
+  return 'is not a value this setting takes';
 }
 
 /** Anything unparseable is left as it is, so validation names the variable. */

@@ -73,4 +73,29 @@ describe('ward help, --help and --version', () => {
       assert.doesNotMatch(result.stderr, /\n\s+at /, `${args.join(' ')} printed a stack trace`);
     }
   });
+
+  test('ward help --help is the help; a bad setting names its variable and what it takes; an unreachable database names DATABASE_URL', async (t) => {
+    const help = await runWard(t, ['help', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: ward <command>/);
+
+    const dir = mkdtempSync(join(tmpdir(), 'ward-messages-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const settings: Array<[Record<string, string>, string]> = [
+      [{ REGISTRY_AUTH_MODE: 'bogus' }, 'ward: configuration error: REGISTRY_AUTH_MODE: invalid value: must be one of disabled, jwt, mtls, dpop (got "bogus")'],
+      [{ REGISTRY_ENV: 'staging' }, 'ward: configuration error: REGISTRY_ENV: invalid value: must be one of development, production, test (got "staging")'],
+      [{ REGISTRY_PORT: '99999' }, 'ward: configuration error: REGISTRY_PORT: invalid value: must be a whole number from 0 to 65535'],
+      [{ REGISTRY_HEALTH_PROBES: 'yes' }, 'ward: configuration error: REGISTRY_HEALTH_PROBES: invalid value: must be true or false'],
+      [
+        { DATABASE_URL: 'postgres://ward:secret@127.0.0.1:1/ward' },
+        'ward: configuration error: DATABASE_URL: PostgreSQL could not be reached at 127.0.0.1:1, database ward, user ward: nothing listens there (is PostgreSQL running, on that port?)',
+      ],
+    ];
+    for (const [env, expected] of settings) {
+      const result = await runWard(t, ['registry'], { REGISTRY_DATA_DIR: dir, ...env });
+      assert.equal(result.code, 1, JSON.stringify(env));
+      assert.equal(result.stderr.trim(), expected);
+      assert.doesNotMatch(result.stderr, /secret/);
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { ConfigError } from '../../core/env-schema.ts';
 import type { Database } from './schema.ts';
 import { adaptNodeSqlite, openSqlite } from './sqlite-adapter.ts';
 import { createWalFlusher } from './wal-flush.ts';
@@ -62,7 +63,9 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       },
     };
   }
-  if (options.schema) await createSchema(options.url, options.schema);
+  await (options.schema ? createSchema(options.url, options.schema) : reach(options.url)).catch((error: unknown) => {
+    throw unreachable(options.url, error);
+  });
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -87,6 +90,39 @@ async function createSchema(url: string, schema: string): Promise<void> {
     await client.end();
   }
 }
+
+/** One connection and nothing else: the database answers at `url` with these credentials. */
+async function reach(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.end();
+}
+
+/**
+ * A database that cannot be reached at start, as a person can act on it (issue 33 item 11): the
+ * variable to check and where it points, never its password.
+ */
+function unreachable(url: string, error: unknown): ConfigError {
+  let where = 'the address it names';
+  try {
+    const parsed = new URL(url);
+    where = `${parsed.hostname}:${parsed.port || '5432'}, database ${parsed.pathname.slice(1) || '(default)'}, user ${decodeURIComponent(parsed.username) || '(default)'}`;
+  } catch {
+    // An unparseable URL is named as such below.
+  }
+  const code = (error as { code?: string }).code;
+  const reason = (code && PG_REASONS[code]) ?? `${code ?? (error instanceof Error ? error.message.split('\n')[0] : String(error))}: is it running, and are the address and credentials right?`;
+  return new ConfigError('DATABASE_URL', `PostgreSQL could not be reached at ${where}: ${reason}`);
+}
+
+const PG_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'nothing listens there (is PostgreSQL running, on that port?)',
+  ENOTFOUND: 'no such host',
+  ETIMEDOUT: 'the host did not answer',
+  '3D000': 'there is no such database (create it, or name another)',
+  '28P01': 'the password was refused',
+  '28000': 'the user was refused',
+};
 
 /** A cheap round trip, for readiness checks. */
 export async function pingStorage(storage: Storage): Promise<void> {
