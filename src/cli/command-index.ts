@@ -22,6 +22,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'token', summary: 'print a mesh token signed with MESH_JWT_SECRET (for curl and development)', load: async () => (await import('./commands/token.ts')).tokenCommand },
   { name: 'trust', summary: 'verify a trust bundle and its chain: trust verify <bundle.json> --anchor <anchor.json> [--online]', load: async () => (await import('./commands/trust.ts')).trustCommand },
   { name: 'federation', summary: 'start a root, a sovereign (GB) and an organisational registry, wired together: federation up', load: async () => (await import('./commands/federation.ts')).federationCommand },
-  { name: 'cluster', summary: 'run several registry instances behind HAProxy: cluster up [--instances N] [--port P]', load: async () => (await import('./commands/cluster.ts')).clusterCommand },
+  { name: 'cluster', summary: 'run several supervised registry instances behind HAProxy: cluster up [--instances N] [--base-port P]; cluster status', load: async () => (await import('./commands/cluster.ts')).clusterCommand },
   { name: 'mcp', summary: 'serve the MCP tools (discover_agents, route, register): mcp [--transport stdio|sse] [--port 8090]', load: async () => (await import('./commands/mcp.ts')).mcpCommand },
 ];

@@ -9,7 +9,7 @@ Runs one mesh agent of the manifest (MESH_MANIFEST; shipped: triage, consent, cl
 AGENT_PORT (default its manifest port); usually the gateway starts agents itself (docs/mesh.md).
 
 Example:
-  node src/cli/ward.ts agent triage`;
+  npx ward agent triage`;
 
 export const agentCommand: WardCommand = {
   name: 'agent',

@@ -8,6 +8,6 @@ Starts the admin console on CONSOLE_PORT (default 3000) for the registry at REGI
 http://127.0.0.1:$REGISTRY_PORT); docs/console.md.
 
 Example:
-  REGISTRY_URL=http://127.0.0.1:8080 node src/cli/ward.ts console`;
+  REGISTRY_URL=http://127.0.0.1:8080 npx ward console`;
 
 export const consoleCommand = servingCommand('console', USAGE, async () => ({ apps: [(await startConsole(loadConsoleConfig())).app] }));

@@ -16,7 +16,7 @@ Checks the registry's transparency ledger against its signed tree head (docs/tra
 Exit status: 0 all checks passed, 1 a check failed or the registry could not be read, 2 usage.
 
 Example:
-  node src/cli/ward.ts ledger verify --url http://127.0.0.1:8080 --state ./sth.json`;
+  npx ward ledger verify --url http://127.0.0.1:8080 --state ./sth.json`;
 
 /** `ward ledger verify`: the client-side auditor of the transparency ledger. */
 export const ledgerCommand: WardCommand = {

@@ -16,7 +16,7 @@ at /mcp and SSE at /sse on one port). stdio is the default. Needs REGISTRY_URL, 
 is disabled (the development registry of \`npm start\`); see docs/mcp.md.
 
 Example:
-  REGISTRY_URL=http://127.0.0.1:8080 node src/cli/ward.ts mcp --transport stdio`;
+  REGISTRY_URL=http://127.0.0.1:8080 npx ward mcp --transport stdio`;
 
 // Every line goes to stderr: on stdio, stdout carries nothing but MCP messages.
 const log = (line: string) => console.error(line);

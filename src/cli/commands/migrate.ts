@@ -9,7 +9,7 @@ Applies the pending database migrations to the configured storage (REGISTRY_DATA
 and DATABASE_SCHEMA) and exits; several instances may run it at once.
 
 Example:
-  DATABASE_URL=postgres://root@127.0.0.1:5432/test node src/cli/ward.ts migrate`;
+  DATABASE_URL=postgres://root@127.0.0.1:5432/test npx ward migrate`;
 
 export const migrateCommand: WardCommand = {
   name: 'migrate',

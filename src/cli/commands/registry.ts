@@ -9,7 +9,7 @@ in REGISTRY_DATA_DIR or on PostgreSQL at DATABASE_URL (docs/configuration.md). S
 SIGTERM.
 
 Example:
-  DATABASE_URL=postgres://root@127.0.0.1:5432/test node src/cli/ward.ts registry`;
+  DATABASE_URL=postgres://root@127.0.0.1:5432/test npx ward registry`;
 
 export const registryCommand = servingCommand('registry', USAGE, async () => {
   const config = loadConfig();
