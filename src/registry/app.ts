@@ -60,6 +60,7 @@ import { computerUseRoutes } from './routes/computer-use.ts';
 import { fhirRoutes } from './routes/fhir.ts';
 import { createComputerUseService } from './computer-use/computer-use-service.ts';
 import { transparencyRoutes } from './routes/transparency.ts';
+import { openIdFederationRoutes } from './routes/openid-federation.ts';
 
 export type BuildRegistryOptions = {
   config: Config;
@@ -305,6 +306,7 @@ export async function buildRegistry(options: BuildRegistryOptions): Promise<Fast
     await app.register(routingRoutes);
     await app.register(trustRoutes);
     await app.register(registryRoutes);
+    await app.register(openIdFederationRoutes);
     await app.register(apiKeyRoutes);
     await app.register(usageRoutes, { limiter, meter });
     await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis, metrics: serverMetrics, draining: () => draining });
