@@ -31,7 +31,7 @@ const fetchUrl = (sub: string) => `/v1/oidf/fetch?sub=${encodeURIComponent(sub)}
 const resolveUrl = (sub: string, anchor: string) => `/v1/oidf/resolve?sub=${encodeURIComponent(sub)}&trust_anchor=${encodeURIComponent(anchor)}`;
 
 for (const backend of BACKENDS) {
-  describe(`OpenID Federation endpoints [${backend}]`, () => {
+  describe(`OpenID Federation entity configuration, fetch and list endpoints [${backend}]`, () => {
     test('every tier publishes a self-signed entity configuration naming its keys, its parent and its endpoints', async (t) => {
       const { root, sovereign, org } = await threeTiers(t, backend);
       for (const [registry, parent] of [[root, undefined], [sovereign, root], [org, sovereign]] as const) {
@@ -121,6 +121,9 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await get(sovereign, '/v1/oidf/list')).json, []);
     });
 
+  });
+
+  describe(`OpenID Federation resolve endpoint [${backend}]`, () => {
     test('the resolve endpoint answers a signed, policy-applied chain from the organisation to the root', async (t) => {
       const { root, sovereign, org } = await threeTiers(t, backend);
       for (const resolver of [root, org]) {
