@@ -16,9 +16,12 @@ import { listQuery, resolveQuery, subjectQuery, type RawQuery } from '../oidf/oi
 import { listSubordinates, signSubordinateStatement } from '../oidf/subordinate-statements.ts';
 import { signResolveResponse } from '../oidf/trust-chain-resolver.ts';
 
+/** Resolutions in flight per instance: each fetches up to a dozen statements from elsewhere. */
+const MAX_CONCURRENT_RESOLUTIONS = 8;
+
 const OidfErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() }, { title: 'OidfError' });
 /** OIDF refusals in OIDF's format; the registry's own (limits, PHI guard) keep Ward's envelope. */
-const refusals = { ...errorResponses(), 400: Type.Union([OidfErrorBody, ErrorEnvelope]), 404: Type.Union([OidfErrorBody, ErrorEnvelope]), 500: Type.Union([OidfErrorBody, ErrorEnvelope]) };
+const refusals = { ...errorResponses(), 400: Type.Union([OidfErrorBody, ErrorEnvelope]), 404: Type.Union([OidfErrorBody, ErrorEnvelope]), 500: Type.Union([OidfErrorBody, ErrorEnvelope]), 503: Type.Union([OidfErrorBody, ErrorEnvelope]) };
 const jwtAnswer = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: Type.String({ description: 'A compact JWS' }) } } });
 /** Every parameter arrives as it was sent (repeated ones as arrays) and is read by ../oidf/oidf-query.ts, so a refusal is OIDF's. */
 const AnyQuery = (properties: Record<string, string>) =>
@@ -59,6 +62,17 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
     fetch: createGuardedFetch({ allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS }),
   };
   const tags = ['openid-federation'];
+  let resolving = 0;
+  /** The resolve endpoint's work, refused as `temporarily_unavailable` while too many run (a resolve fans out). */
+  async function boundedResolve(query: RawQuery): Promise<string> {
+    if (resolving >= MAX_CONCURRENT_RESOLUTIONS) throw new OidfError('temporarily_unavailable', 'Too many resolutions are running; retry shortly.');
+    resolving += 1;
+    try {
+      return await signResolveResponse(deps, resolveQuery(query));
+    } finally {
+      resolving -= 1;
+    }
+  }
 
   app.get(
     ENTITY_CONFIGURATION_PATH,
@@ -108,6 +122,6 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
         response: { 200: jwtAnswer(RESOLVE_RESPONSE_MEDIA_TYPE, 'The resolve response'), ...refusals },
       },
     },
-    async (request, reply) => answering(reply as FastifyReply, async () => sendJwt(reply as FastifyReply, RESOLVE_RESPONSE_MEDIA_TYPE, await signResolveResponse(deps, resolveQuery(request.query as RawQuery)))),
+    async (request, reply) => answering(reply as FastifyReply, async () => sendJwt(reply as FastifyReply, RESOLVE_RESPONSE_MEDIA_TYPE, await boundedResolve(request.query as RawQuery))),
   );
 });
