@@ -38,7 +38,7 @@ export function isSuperior(deps: Pick<OidfDeps, 'config'>): boolean {
 }
 
 /** The claims of this registry's entity configuration at `now`. */
-export function entityConfigurationClaims(deps: Omit<OidfDeps, 'fetch' | 'storage' | 'revoked'>, now: Date): EntityStatementClaims {
+export function entityConfigurationClaims(deps: Omit<OidfDeps, 'fetch' | 'activeChildren' | 'revoked'>, now: Date): EntityStatementClaims {
   const id = ownEntityId(deps);
   const iat = Math.floor(now.getTime() / 1000);
   const parent = parentEntityId(deps);
@@ -68,7 +68,7 @@ export function entityConfigurationClaims(deps: Omit<OidfDeps, 'fetch' | 'storag
 }
 
 /** The entity configuration, signed with the registry's current key (`typ: entity-statement+jwt`). */
-export async function signEntityConfiguration(deps: Omit<OidfDeps, 'fetch' | 'storage' | 'revoked'>): Promise<string> {
+export async function signEntityConfiguration(deps: Omit<OidfDeps, 'fetch' | 'activeChildren' | 'revoked'>): Promise<string> {
   // A rotation on another instance shows here within seconds, as in /.well-known/jwks.json.
   await deps.signer.refreshIfStale();
   return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now()), ENTITY_STATEMENT_TYP);

@@ -1,12 +1,13 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
-import type { Storage } from '../storage/database.ts';
+import type { RegistryRow } from '../storage/stores/registry-store.ts';
 
 /** What the OpenID Federation side of a registry works with (the route plugin builds it from `app.ward`). */
 export type OidfDeps = {
   config: Config;
-  storage: Storage;
+  /** The active child registries, in registry-URI order (the subordinates, where they have an address). */
+  activeChildren(): Promise<RegistryRow[]>;
   clock: Clock;
   signer: RegistrySigner;
   registryId: string;

@@ -17,7 +17,7 @@ import {
 } from '../../contract/openid-federation.ts';
 import { childConstraints, type ChildTier } from '../../contract/delegation-statement.ts';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
-import { listRegistries, type RegistryRow } from '../storage/stores/registry-store.ts';
+import type { RegistryRow } from '../storage/stores/registry-store.ts';
 import { ownEntityId } from './entity-configuration.ts';
 import { OidfError } from './oidf-error.ts';
 import type { OidfDeps } from './oidf-deps.ts';
@@ -30,25 +30,13 @@ function tiersFrom(tier: ChildTier): ChildTier[] {
   return tier === 'sovereign' ? ['sovereign', 'organisational'] : ['organisational'];
 }
 
-/** Every child registry, both statuses, read a page at a time in id order. */
-async function allChildren(deps: Pick<OidfDeps, 'storage'>, status?: 'active'): Promise<RegistryRow[]> {
-  const pageSize = 500;
-  const rows: RegistryRow[] = [];
-  for (let afterId: string | undefined; ; ) {
-    const page = await listRegistries(deps.storage.db, status ? { status } : {}, { limit: pageSize, ...(afterId ? { afterId } : {}) });
-    rows.push(...page);
-    if (page.length < pageSize) return rows;
-    afterId = page.at(-1)?.id;
-  }
-}
-
 /**
  * The active child whose entity identifier (its `api_base_url`) is `sub`. A revoked child is no
  * longer a subordinate: like an unknown one it is `not_found` (OIDF §8.1.2), so no resolver can
  * build a chain through it.
  */
 export async function findSubordinate(deps: OidfDeps, sub: string): Promise<RegistryRow> {
-  const rows = (await allChildren(deps, 'active')).filter((row) => row.api_base_url !== null && entityIdentifier(row.api_base_url) === sub);
+  const rows = (await deps.activeChildren()).filter((row) => row.api_base_url !== null && entityIdentifier(row.api_base_url) === sub);
   const row = rows[0];
   if (!row) throw new OidfError('not_found', `${sub} is not an active subordinate of this registry.`);
   return row;
@@ -101,7 +89,7 @@ export type SubordinateFilter = { entityTypes: string[]; intermediate?: boolean 
  */
 export async function listSubordinates(deps: OidfDeps, filter: SubordinateFilter): Promise<string[]> {
   if (!filter.entityTypes.every((type) => SUBORDINATE_ENTITY_TYPES.has(type))) return [];
-  const rows = await allChildren(deps, 'active');
+  const rows = await deps.activeChildren();
   const ids = rows
     .filter((row) => row.api_base_url !== null)
     .filter((row) => filter.intermediate === undefined || (row.tier === 'sovereign') === filter.intermediate)

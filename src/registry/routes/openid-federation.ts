@@ -53,7 +53,7 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
   const { config } = ward;
   const deps: OidfDeps = {
     config,
-    storage: ward.storage,
+    activeChildren: () => ward.childRegistries.activeChildren(),
     clock: ward.clock,
     signer: ward.signer,
     registryId: ward.registryId,
