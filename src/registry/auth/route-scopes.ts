@@ -14,6 +14,11 @@ const PUBLIC = new Set([
   // Federation: signed statements for children and signed status for verifiers, like OCSP (docs/federation.md).
   'GET /v1/federation/fetch',
   'GET /v1/federation/status',
+  // OpenID Federation: the entity configuration and the fetch, list and resolve endpoints (signed, public by design).
+  'GET /.well-known/openid-federation',
+  'GET /v1/oidf/fetch',
+  'GET /v1/oidf/list',
+  'GET /v1/oidf/resolve',
   // What the FHIR directory supports: clients read it before they authenticate (docs/fhir.md).
   'GET /fhir/metadata',
 ]);

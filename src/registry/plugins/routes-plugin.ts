@@ -5,6 +5,7 @@ import { agentRoutes } from '../routes/agents.ts';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { computerUseRoutes } from '../routes/computer-use.ts';
 import { fhirRoutes } from '../routes/fhir.ts';
+import { openIdFederationRoutes } from '../routes/openid-federation.ts';
 import { discoveryRoutes } from '../routes/discovery.ts';
 import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from '../routes/events.ts';
 import { metadataRoutes } from '../routes/metadata.ts';
@@ -44,6 +45,7 @@ export const routesPlugin = fastifyPlugin<RoutesPluginOptions>(
     await app.register(operationsRoutes, { traffic, heartbeat, startedAt, redis, metrics: serverMetrics, draining });
     await app.register(computerUseRoutes, { computerUse: app.ward.computerUse });
     await app.register(fhirRoutes, { prefix: '/fhir' });
+    await app.register(openIdFederationRoutes);
     await app.register(openApiRoutes);
   },
   { name: 'ward-registry-api', fastify: '5.x', dependencies: ['ward-registry-edge'] },

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../../../src/core/errors.ts';
+import { OIDF_ERROR_STATUS, type OidfErrorCode } from '../../../src/contract/openid-federation.ts';
 import { lastCommittedSeq } from '../../../src/registry/storage/stores/event-store.ts';
 import { operationsOf, requestFor, type FuzzRequest } from '../../helpers/openapi-fuzz.ts';
 import { BACKENDS, agentBody, buildTestRegistry, registerAgent } from '../../helpers/registry.ts';
@@ -33,6 +34,7 @@ function checkAnswer(request: FuzzRequest, status: number, contentType: string, 
   if (status < 400) return;
   if (request.url.startsWith('/fhir/')) return checkOutcome(status, contentType, text, where);
   assert.match(contentType, /^application\/json/, where);
+  if (isOidfRefusal(request, text)) return checkOidfError(status, text, where);
   const body = JSON.parse(text) as { error?: { code?: string; message?: unknown; details?: unknown; retryable?: unknown; retry_after_ms?: unknown } };
   const code = body.error?.code as keyof typeof ERROR_CODES | undefined;
   assert.ok(code !== undefined && code in ERROR_CODES, `an undocumented code: ${where}`);
@@ -41,6 +43,20 @@ function checkAnswer(request: FuzzRequest, status: number, contentType: string, 
   assert.equal(typeof body.error?.details, 'object', where);
   assert.equal(body.error?.retryable, ERROR_CODES[code].retryable, where);
   if (status >= 500) assert.ok(code === 'DEPENDENCY_UNAVAILABLE' || code === 'SERVICE_UNAVAILABLE', where);
+}
+
+/** The OpenID Federation endpoints refuse in OIDF's format (docs/federation.md); limits and guards before them keep the envelope. */
+function isOidfRefusal(request: FuzzRequest, text: string): boolean {
+  const path = request.url.split('?')[0] ?? '';
+  return (path.startsWith('/v1/oidf/') || path === '/.well-known/openid-federation') && typeof (JSON.parse(text) as { error?: unknown }).error === 'string';
+}
+
+function checkOidfError(status: number, text: string, where: string): void {
+  const body = JSON.parse(text) as { error: string; error_description?: unknown };
+  assert.ok(body.error in OIDF_ERROR_STATUS, `an undocumented OIDF error: ${where}`);
+  assert.equal(OIDF_ERROR_STATUS[body.error as OidfErrorCode], status, `the status of ${body.error}: ${where}`);
+  assert.equal(typeof body.error_description, 'string', where);
+  assert.ok(status < 500 || body.error === 'temporarily_unavailable', where);
 }
 
 /** The FHIR directory answers errors as OperationOutcomes, the Ward code in `issue[0].details.coding`. */

@@ -1,0 +1,71 @@
+/**
+ * OpenID Federation 1.0 calls (docs/federation.md, "OpenID Federation"): an entity's configuration at
+ * `{entity id}/.well-known/openid-federation` (OIDF §9) and a subordinate statement from a superior's
+ * fetch endpoint (OIDF §8.1). With the federation policy of ./federation-client.ts: no redirect is
+ * followed, the answer is read up to a cap, no credential is sent, and the registry passes its guarded
+ * fetch so production never reaches a private address. The statements are returned unverified: the
+ * caller checks them against keys it already trusts.
+ */
+import { ENTITY_CONFIGURATION_PATH, ENTITY_STATEMENT_MEDIA_TYPE } from '../contract/openid-federation.ts';
+import { BodyTooLargeError, readBodyCapped } from '../core/http/read-capped.ts';
+import { describe } from './registry-transport.ts';
+
+/** An entity statement is a few keys and some metadata: 64 KiB is ample. */
+export const ENTITY_STATEMENT_MAX_BYTES = 64 * 1024;
+
+export type OidfFetchOptions = {
+  /** Default the global `fetch`; registries pass their guarded fetch. */
+  fetch?: typeof fetch | undefined;
+  timeoutMs: number;
+  maxBytes?: number;
+};
+
+/** A compact JWS as served, or why none could be had. */
+export type EntityStatementAnswer = { ok: true; jwt: string } | { ok: false; status: number | null; message: string };
+
+/** GET `{entityId}/.well-known/openid-federation`: the entity's self-signed configuration. */
+export function fetchEntityConfiguration(entityId: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
+  return getEntityStatement(`${entityId.replace(/\/+$/, '')}${ENTITY_CONFIGURATION_PATH}`, options);
+}
+
+/**
+ * GET `{fetchEndpoint}?sub=<subject>`: the superior's subordinate statement about `subject`. The
+ * endpoint is the `federation_fetch_endpoint` of the superior's configuration, and may carry a query.
+ */
+export function fetchSubordinateStatement(fetchEndpoint: string, subject: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
+  let url: URL;
+  try {
+    url = new URL(fetchEndpoint);
+  } catch {
+    return Promise.resolve({ ok: false, status: null, message: `the fetch endpoint ${fetchEndpoint} is not a URL` });
+  }
+  url.searchParams.set('sub', subject);
+  return getEntityStatement(url.href, options);
+}
+
+async function getEntityStatement(url: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
+  const fetchImpl = options.fetch ?? fetch;
+  let status: number | null = null;
+  try {
+    const response = await fetchImpl(url, { method: 'GET', headers: { accept: ENTITY_STATEMENT_MEDIA_TYPE }, redirect: 'error', signal: AbortSignal.timeout(options.timeoutMs) });
+    status = response.status;
+    const text = await readBodyCapped(response, options.maxBytes ?? ENTITY_STATEMENT_MAX_BYTES);
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    if (status !== 200) return { ok: false, status, message: `${url} answered HTTP ${status}${oidfError(text)}` };
+    if (mediaType !== ENTITY_STATEMENT_MEDIA_TYPE) return { ok: false, status, message: `${url} answered ${mediaType || 'no content type'}, not ${ENTITY_STATEMENT_MEDIA_TYPE}` };
+    return { ok: true, jwt: text.trim() };
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return { ok: false, status, message: `${url} answered more than ${error.maxBytes} bytes` };
+    return { ok: false, status, message: `${url} could not be reached (${describe(error)})` };
+  }
+}
+
+/** `: <error>: <description>` of an OIDF error body, or '' when the body is not one. */
+function oidfError(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; error_description?: unknown };
+    return typeof body.error === 'string' ? `: ${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}` : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * A registry's entity configuration (OIDF §3, §9): the self-signed entity statement at
+ * `/.well-known/openid-federation`. Its entity identifier is the registry's public base URL
+ * (REGISTRY_PUBLIC_URL, else the listen address); its `jwks` are the registry's signing keys as
+ * `/.well-known/jwks.json` publishes them (one key store: the federation keys are the registry keys);
+ * `authority_hints` names the parent (REGISTRY_PARENT_URL), none at the root.
+ */
+import {
+  ENTITY_CONFIGURATION_LIFETIME_SECONDS,
+  ENTITY_STATEMENT_TYP,
+  FEDERATION_ENTITY_TYPE,
+  OIDF_ENDPOINTS,
+  WARD_REGISTRY_ENTITY_TYPE,
+  entityIdentifier,
+  type EntityStatementClaims,
+  type WardRegistryMetadata,
+} from '../../contract/openid-federation.ts';
+import type { PublishedJwk } from '../../core/crypto/key-set.ts';
+import type { OidfDeps } from './oidf-deps.ts';
+
+/** This registry's entity identifier. */
+export function ownEntityId(deps: Pick<OidfDeps, 'baseUrl'>): string {
+  return entityIdentifier(deps.baseUrl());
+}
+
+/** The parent's entity identifier (REGISTRY_PARENT_URL), or undefined at the top of a federation. */
+export function parentEntityId(deps: Pick<OidfDeps, 'config'>): string | undefined {
+  const parent = deps.config.REGISTRY_PARENT_URL;
+  return parent ? entityIdentifier(parent) : undefined;
+}
+
+/**
+ * Whether this registry is a superior in OIDF's sense: the root and sovereign registries take
+ * subordinates, so they publish fetch and list endpoints; an organisational registry is a leaf.
+ */
+export function isSuperior(deps: Pick<OidfDeps, 'config'>): boolean {
+  return deps.config.REGISTRY_TIER !== 'organisational';
+}
+
+/** The claims of this registry's entity configuration at `now`. */
+export function entityConfigurationClaims(deps: Omit<OidfDeps, 'fetch' | 'activeChildren' | 'revoked'>, now: Date): EntityStatementClaims {
+  const id = ownEntityId(deps);
+  const iat = Math.floor(now.getTime() / 1000);
+  const parent = parentEntityId(deps);
+  const endpoints = Object.fromEntries(
+    OIDF_ENDPOINTS.filter((endpoint) => !endpoint.superiorsOnly || isSuperior(deps)).map((endpoint) => [endpoint.member, `${id}${endpoint.path}`]),
+  );
+  const ward: WardRegistryMetadata = {
+    registry_id: deps.registryId,
+    tier: deps.config.REGISTRY_TIER,
+    jurisdiction: deps.config.REGISTRY_JURISDICTION,
+    api_base_url: id,
+    server_metadata_uri: `${id}/.well-known/agent-registry`,
+    jwks_uri: `${id}/.well-known/jwks.json`,
+  };
+  return {
+    iss: id,
+    sub: id,
+    iat,
+    exp: iat + ENTITY_CONFIGURATION_LIFETIME_SECONDS,
+    jwks: { keys: deps.signer.jwks().keys as PublishedJwk[] },
+    ...(parent ? { authority_hints: [parent] } : {}),
+    metadata: {
+      [FEDERATION_ENTITY_TYPE]: { ...endpoints, organization_name: deps.config.REGISTRY_NAME },
+      [WARD_REGISTRY_ENTITY_TYPE]: ward,
+    },
+  };
+}
+
+/** The entity configuration, signed with the registry's current key (`typ: entity-statement+jwt`). */
+export async function signEntityConfiguration(deps: Omit<OidfDeps, 'fetch' | 'activeChildren' | 'revoked'>): Promise<string> {
+  // A rotation on another instance shows here within seconds, as in /.well-known/jwks.json.
+  await deps.signer.refreshIfStale();
+  return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now()), ENTITY_STATEMENT_TYP);
+}

@@ -1,0 +1,127 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import {
+  ENTITY_CONFIGURATION_PATH,
+  ENTITY_STATEMENT_MEDIA_TYPE,
+  RESOLVE_RESPONSE_MEDIA_TYPE,
+  oidfEndpointPath,
+} from '../../contract/openid-federation.ts';
+import { ErrorEnvelope, errorResponses } from '../../contract/schemas/common.ts';
+import { createGuardedFetch } from '../../core/net/guarded-fetch.ts';
+import { registryRoutePlugin } from '../http/route-plugin.ts';
+import { signEntityConfiguration } from '../oidf/entity-configuration.ts';
+import type { OidfDeps } from '../oidf/oidf-deps.ts';
+import { OidfError } from '../oidf/oidf-error.ts';
+import { listQuery, resolveQuery, subjectQuery, type RawQuery } from '../oidf/oidf-query.ts';
+import { listSubordinates, signSubordinateStatement } from '../oidf/subordinate-statements.ts';
+import { signResolveResponse } from '../oidf/trust-chain-resolver.ts';
+
+/** Resolutions in flight per instance: each fetches up to a dozen statements from elsewhere. */
+const MAX_CONCURRENT_RESOLUTIONS = 8;
+
+const OidfErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() }, { title: 'OidfError' });
+/** OIDF refusals in OIDF's format; the registry's own (limits, PHI guard) keep Ward's envelope. */
+const refusals = { ...errorResponses(), 400: Type.Union([OidfErrorBody, ErrorEnvelope]), 404: Type.Union([OidfErrorBody, ErrorEnvelope]), 500: Type.Union([OidfErrorBody, ErrorEnvelope]), 503: Type.Union([OidfErrorBody, ErrorEnvelope]) };
+const jwtAnswer = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: Type.String({ description: 'A compact JWS' }) } } });
+/** Every parameter arrives as it was sent (repeated ones as arrays) and is read by ../oidf/oidf-query.ts, so a refusal is OIDF's. */
+const AnyQuery = (properties: Record<string, string>) =>
+  Type.Object(Object.fromEntries(Object.entries(properties).map(([name, description]) => [name, Type.Optional(Type.Unknown({ description }))])), { additionalProperties: true });
+
+/** Sends a compact JWS with its OIDF media type (exactly: OIDF clients compare it as a string). */
+function sendJwt(reply: FastifyReply, mediaType: string, jwt: string) {
+  return reply.header('cache-control', 'no-store').type(mediaType).send(jwt);
+}
+
+/** Answers an OidfError in OIDF's format; anything else goes on to the registry's error handler. */
+async function answering(reply: FastifyReply, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof OidfError)) throw error;
+    await reply.code(error.status).header('cache-control', 'no-store').type('application/json').send(JSON.stringify(error.body()));
+  }
+}
+
+/**
+ * OpenID Federation 1.0 (docs/federation.md, "OpenID Federation"): the entity configuration at
+ * `/.well-known/openid-federation`, and the fetch, list and resolve endpoints it names. All public:
+ * everything they answer is signed, and holds nothing secret. Ward's own federation endpoints
+ * (`/v1/federation/*`) stand beside them unchanged.
+ */
+export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federation-routes', async (app) => {
+  const ward = app.ward;
+  const { config } = ward;
+  const deps: OidfDeps = {
+    config,
+    activeChildren: () => ward.childRegistries.activeChildren(),
+    clock: ward.clock,
+    signer: ward.signer,
+    registryId: ward.registryId,
+    baseUrl: () => ward.baseUrl(),
+    revoked: () => ward.parentLink.revoked(),
+    fetch: createGuardedFetch({ allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS }),
+  };
+  const tags = ['openid-federation'];
+  let resolving = 0;
+  /** The resolve endpoint's work, refused as `temporarily_unavailable` while too many run (a resolve fans out). */
+  async function boundedResolve(query: RawQuery): Promise<string> {
+    if (resolving >= MAX_CONCURRENT_RESOLUTIONS) throw new OidfError('temporarily_unavailable', 'Too many resolutions are running; retry shortly.');
+    resolving += 1;
+    try {
+      return await signResolveResponse(deps, resolveQuery(query));
+    } finally {
+      resolving -= 1;
+    }
+  }
+
+  app.get(
+    ENTITY_CONFIGURATION_PATH,
+    { schema: { tags, summary: "This registry's entity configuration (OIDF §9), self-signed", response: { 200: jwtAnswer(ENTITY_STATEMENT_MEDIA_TYPE, 'The entity configuration'), ...refusals } } },
+    async (_request, reply) => {
+      await sendJwt(reply as FastifyReply, ENTITY_STATEMENT_MEDIA_TYPE, await signEntityConfiguration(deps));
+    },
+  );
+
+  app.get(
+    oidfEndpointPath('federation_fetch_endpoint'),
+    {
+      schema: {
+        tags,
+        summary: 'A subordinate statement about a child registry, by its entity identifier (OIDF §8.1)',
+        querystring: AnyQuery({ sub: 'The entity identifier (api_base_url) of the child registry' }),
+        response: { 200: jwtAnswer(ENTITY_STATEMENT_MEDIA_TYPE, 'The subordinate statement'), ...refusals },
+      },
+    },
+    async (request, reply) => answering(reply as FastifyReply, async () => sendJwt(reply as FastifyReply, ENTITY_STATEMENT_MEDIA_TYPE, await signSubordinateStatement(deps, subjectQuery(request.query as RawQuery)))),
+  );
+
+  app.get(
+    oidfEndpointPath('federation_list_endpoint'),
+    {
+      schema: {
+        tags,
+        summary: 'The entity identifiers of the active child registries (OIDF §8.2)',
+        querystring: AnyQuery({ entity_type: 'Keep entities of this type (repeatable)', intermediate: 'true: sovereign children only; false: organisational ones' }),
+        response: { 200: Type.Array(Type.String()), ...refusals },
+      },
+    },
+    async (request, reply) =>
+      answering(reply as FastifyReply, async () => {
+        const list = await listSubordinates(deps, listQuery(request.query as RawQuery));
+        await reply.header('cache-control', 'no-store').send(list);
+      }),
+  );
+
+  app.get(
+    oidfEndpointPath('federation_resolve_endpoint'),
+    {
+      schema: {
+        tags,
+        summary: "An entity's resolved metadata and trust chain under a trust anchor, signed (OIDF §8.3)",
+        querystring: AnyQuery({ sub: 'The entity to resolve', trust_anchor: 'The trust anchor to resolve under (repeatable)', entity_type: 'Only these entity types (repeatable)' }),
+        response: { 200: jwtAnswer(RESOLVE_RESPONSE_MEDIA_TYPE, 'The resolve response'), ...refusals },
+      },
+    },
+    async (request, reply) => answering(reply as FastifyReply, async () => sendJwt(reply as FastifyReply, RESOLVE_RESPONSE_MEDIA_TYPE, await boundedResolve(request.query as RawQuery))),
+  );
+});
