@@ -29,8 +29,11 @@ describe('OpenAPI document', () => {
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
       if (path === '/.well-known/jwks.json' || path === '/v1/openapi.json') continue;
       for (const [method, operation] of Object.entries<any>(operations)) {
-        const envelope = operation.responses['422']?.content?.['application/json']?.schema;
-        assert.ok(envelope?.properties?.error, `${method} ${path} lacks the 422 envelope`);
+        // The FHIR directory answers its errors as OperationOutcomes in FHIR JSON (docs/fhir.md).
+        const envelope = path.startsWith('/fhir/')
+          ? operation.responses['422']?.content?.['application/fhir+json']?.schema?.properties?.resourceType
+          : operation.responses['422']?.content?.['application/json']?.schema?.properties?.error;
+        assert.ok(envelope, `${method} ${path} lacks the 422 envelope`);
       }
     }
   });

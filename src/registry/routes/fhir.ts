@@ -24,6 +24,13 @@ import { registryRoutePlugin } from '../http/route-plugin.ts';
 const FHIR_CONTENT_TYPE = `${FHIR_JSON}; charset=utf-8`;
 const TYPES = Object.keys(SEARCH_PARAMETERS) as ResourceType[];
 const AnyQuery = Type.Object({}, { additionalProperties: true });
+const OperationOutcome = Type.Object(
+  { resourceType: Type.Literal('OperationOutcome'), issue: Type.Array(Type.Object({}, { additionalProperties: true })) },
+  { additionalProperties: true, description: "FHIR R4 OperationOutcome; the Ward error code in issue[0].details.coding (docs/fhir.md)" },
+);
+/** Every error the FHIR directory answers, as an OperationOutcome in FHIR JSON (for the OpenAPI document). */
+const outcomes = (...statuses: number[]) =>
+  Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
 const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
 
@@ -49,7 +56,7 @@ function sendResource(reply: FastifyReply, resource: FhirResource): FastifyReply
   const meta = resource.meta as { versionId?: string; lastUpdated?: string } | undefined;
   if (meta?.versionId) reply.header('etag', `W/"${meta.versionId}"`);
   if (meta?.lastUpdated) reply.header('last-modified', new Date(meta.lastUpdated).toUTCString());
-  return reply.type(FHIR_CONTENT_TYPE).send(resource);
+  return reply.type(FHIR_CONTENT_TYPE).send(resource as never);
 }
 
 const notFound = (type: ResourceType, id: string) => new WardError('RESOURCE_NOT_FOUND', `There is no ${type}/${id.slice(0, 80)} here.`, { resource_type: type, id: id.slice(0, 80) });
@@ -67,8 +74,8 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
-  app.get('/metadata', { schema: { tags: ['fhir'], summary: 'The FHIR CapabilityStatement', querystring: AnyQuery } }, async (_request, reply) =>
-    reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() })),
+  app.get('/metadata', { schema: { tags: ['fhir'], summary: 'The FHIR CapabilityStatement', querystring: AnyQuery, response: outcomes() } }, async (_request, reply) =>
+    reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() }) as never),
   );
 
   /** The resource of `type` with `id`, or a 404 OperationOutcome. */
@@ -96,14 +103,15 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   }
 
   for (const type of TYPES) {
-    app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery } }, async (request, reply) => {
+    app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery, response: outcomes(401, 403) } }, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const parsed = parseSearch(type, query, isStrict(request));
       const answer = await search(deps, type, parsed);
       const included = parsed.includeOrganizations ? await includedOrganizations(deps, answer.resources) : [];
       const base = `${ward.baseUrl()}/fhir/${type}`;
       const link = (extra: Array<[string, string]>) => `${base}?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
-      return reply.type(FHIR_CONTENT_TYPE).send({
+      // FHIR resources are sent as built; the schemas above document the OperationOutcomes only.
+      const bundle = {
         resourceType: 'Bundle',
         type: 'searchset',
         ...(answer.total === undefined ? {} : { total: answer.total }),
@@ -119,9 +127,10 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
               ],
             }
           : {}),
-      });
+      };
+      return reply.type(FHIR_CONTENT_TYPE).send(bundle as never);
     });
-    app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery } }, async (request, reply) =>
+    app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) } }, async (request, reply) =>
       sendResource(reply, await read(type, request.params.id)),
     );
   }
