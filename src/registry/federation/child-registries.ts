@@ -18,6 +18,7 @@ import {
   type RegistryRow,
 } from '../storage/stores/registry-store.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
+import { writeOnce, type WriteRequest } from '../idempotency/idempotency.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { childStatus, findChild, grantDelegation } from './child-grants.ts';
 import { resolveChildKeys } from './child-keys.ts';
@@ -48,6 +49,27 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     grant: (id: string, entityConfiguration?: string) => grantDelegation(deps, id, entityConfiguration),
     /** Online status of a child, for verifiers (docs/federation.md "Status tokens"). */
     status: (id: string) => childStatus(deps, id),
+    /**
+     * Registers a child once per idempotency key, in a write unit of its own: checks and key fetching
+     * run first, outside it, so no lock is held while the child answers.
+     */
+    async registerOnce(write: WriteRequest, input: RegisterRegistryInput) {
+      let prepared: PreparedRegistry | undefined;
+      return writeOnce(
+        deps,
+        write,
+        async (unit) => {
+          const record = await registerChild(deps, unit, write.ctx, prepared as PreparedRegistry);
+          return { status: 201, headers: { location: `/v1/registries/${encodeURIComponent(record.registry_id)}` }, body: record };
+        },
+        async () => {
+          prepared = await prepareRegistration(deps, write.ctx, input);
+        },
+      );
+    },
+    /** Revokes a child once per idempotency key, in a write unit of its own. */
+    revokeOnce: (write: WriteRequest, id: string, reason: string) =>
+      writeOnce(deps, write, async (unit) => ({ status: 200, headers: {}, body: await revokeChild(deps, unit, write.ctx, id, reason) })),
   };
 }
 

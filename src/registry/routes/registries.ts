@@ -1,10 +1,8 @@
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { WardError } from '../../core/errors.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
-import type { PreparedRegistry } from '../federation/child-registries.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
-import { callContext, idempotentRequest, sendOutcome } from '../http/request-context.ts';
-import { executeIdempotent } from '../idempotency/idempotency.ts';
+import { sendOutcome, writeRequest } from '../http/request-context.ts';
 import { errorResponses, IdempotencyHeaders } from '../../contract/schemas/common.ts';
 import {
   DelegationGrantSchema,
@@ -25,7 +23,7 @@ import {
  * signed, and hold nothing secret (docs/federation.md).
  */
 export const registryRoutes = registryRoutePlugin('ward-registry-routes', async (app) => {
-  const { childRegistries, storage, clock } = app.ward;
+  const { childRegistries } = app.ward;
   const tags = ['federation'];
 
   app.post(
@@ -40,20 +38,7 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
       },
     },
     async (request, reply) => {
-      let prepared: PreparedRegistry | undefined;
-      const outcome = await executeIdempotent(
-        { storage, clock },
-        idempotentRequest(request),
-        async (unit) => {
-          const record = await childRegistries.register(unit, callContext(request), prepared as PreparedRegistry);
-          return { status: 201, headers: { location: `/v1/registries/${encodeURIComponent(record.registry_id)}` }, body: record };
-        },
-        // Checks and key fetching run before the write unit, so no lock is held while a child answers.
-        async () => {
-          prepared = await childRegistries.prepare(callContext(request), request.body);
-        },
-      );
-      return sendOutcome(reply, outcome);
+      return sendOutcome(reply, await childRegistries.registerOnce(writeRequest(request), request.body));
     },
   );
 
@@ -92,12 +77,7 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
       },
     },
     async (request, reply) => {
-      const outcome = await executeIdempotent({ storage, clock }, idempotentRequest(request), async (unit) => ({
-        status: 200,
-        headers: {},
-        body: await childRegistries.revoke(unit, callContext(request), request.params.id, request.body.reason),
-      }));
-      return sendOutcome(reply, outcome);
+      return sendOutcome(reply, await childRegistries.revokeOnce(writeRequest(request), request.params.id, request.body.reason));
     },
   );
 
