@@ -9,40 +9,75 @@ import { WardError } from '../../core/errors.ts';
 
 export type ResourceType = 'Device' | 'Endpoint' | 'Organization' | 'Provenance';
 
-export type SearchParameterDefinition = { name: string; type: 'token' | 'string' | 'reference' | 'date'; documentation: string };
+export type SearchParameterDefinition = {
+  name: string;
+  type: 'token' | 'string' | 'reference' | 'date';
+  documentation: string;
+};
+
+const tokenParam = (name: string, documentation: string): SearchParameterDefinition => ({
+  name,
+  type: 'token',
+  documentation,
+});
+const stringParam = (name: string, documentation: string): SearchParameterDefinition => ({
+  name,
+  type: 'string',
+  documentation,
+});
+const referenceParam = (name: string, documentation: string): SearchParameterDefinition => ({
+  name,
+  type: 'reference',
+  documentation,
+});
+const dateParam = (name: string, documentation: string): SearchParameterDefinition => ({
+  name,
+  type: 'date',
+  documentation,
+});
 
 /** What each resource type can be searched by: the CapabilityStatement lists exactly these. */
 export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDefinition[]> = {
   Device: [
-    { name: '_id', type: 'token', documentation: "The Device id (the agent's ULID)." },
-    { name: 'identifier', type: 'token', documentation: "The agent's registry URI (system urn:ietf:rfc:3986), or the ULID." },
-    { name: 'status', type: 'token', documentation: 'active (an active agent) or inactive (suspended, revoked or retired).' },
-    { name: 'organization', type: 'reference', documentation: 'The owning Organization (Organization/<id>).' },
-    { name: 'device-name', type: 'string', documentation: "The agent's display name; matches where it contains the text, in any case." },
-    { name: 'type', type: 'token', documentation: 'ai-agent (every Device here).' },
-    {
-      name: 'skill',
-      type: 'token',
-      documentation:
-        'A skill discovery matches (consent.verify): the active, trust-validated agents that have it, ranked as GET /v1/discover ranks them, at most the first 1000.',
-    },
-    { name: '_lastUpdated', type: 'date', documentation: 'When the record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes).' },
+    tokenParam('_id', "The Device id (the agent's ULID)."),
+    tokenParam('identifier', "The agent's registry URI (system urn:ietf:rfc:3986), or the ULID."),
+    tokenParam('status', 'active (an active agent) or inactive (suspended, revoked or retired).'),
+    referenceParam('organization', 'The owning Organization (Organization/<id>).'),
+    stringParam('device-name', "The agent's display name; matches where it contains the text, in any case."),
+    tokenParam('type', 'ai-agent (every Device here).'),
+    tokenParam(
+      'skill',
+      'A skill discovery matches (consent.verify): the active, trust-validated agents that have it, ranked as GET /v1/discover ranks them, at most the first 1000.',
+    ),
+    dateParam('_lastUpdated', 'When the record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes).'),
   ],
   Endpoint: [
-    { name: '_id', type: 'token', documentation: 'The Endpoint id.' },
-    { name: 'identifier', type: 'token', documentation: 'The registry URI of the agent it belongs to.' },
-    { name: 'status', type: 'token', documentation: 'active, suspended, error or off (docs/fhir.md: from the record and the last probe).' },
-    { name: 'organization', type: 'reference', documentation: 'The managing Organization (Organization/<id>).' },
-    { name: 'name', type: 'string', documentation: 'The endpoint name (the agent name and protocol); matches where it starts with the text, in any case.' },
-    { name: 'connection-type', type: 'token', documentation: 'hl7-fhir-rest, hl7v2-mllp (HL7 codes) or a Ward protocol such as mesh-a2a-jsonrpc.' },
-    { name: '_lastUpdated', type: 'date', documentation: "When the agent's record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes)." },
+    tokenParam('_id', 'The Endpoint id.'),
+    tokenParam('identifier', 'The registry URI of the agent it belongs to.'),
+    tokenParam(
+      'status',
+      'active, suspended, error or off (docs/fhir.md: from the record and the last probe).',
+    ),
+    referenceParam('organization', 'The managing Organization (Organization/<id>).'),
+    stringParam(
+      'name',
+      'The endpoint name (the agent name and protocol); matches where it starts with the text, in any case.',
+    ),
+    tokenParam(
+      'connection-type',
+      'hl7-fhir-rest, hl7v2-mllp (HL7 codes) or a Ward protocol such as mesh-a2a-jsonrpc.',
+    ),
+    dateParam(
+      '_lastUpdated',
+      "When the agent's record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes).",
+    ),
   ],
   Organization: [
-    { name: '_id', type: 'token', documentation: 'The Organization id.' },
-    { name: 'identifier', type: 'token', documentation: "The owner's org_id (system: the registry URI)." },
-    { name: 'name', type: 'string', documentation: 'The organisation name; matches where it starts with the text, in any case.' },
+    tokenParam('_id', 'The Organization id.'),
+    tokenParam('identifier', "The owner's org_id (system: the registry URI)."),
+    stringParam('name', 'The organisation name; matches where it starts with the text, in any case.'),
   ],
-  Provenance: [{ name: 'target', type: 'reference', documentation: 'The Device whose history is asked for (Device/<id>); required.' }],
+  Provenance: [referenceParam('target', 'The Device whose history is asked for (Device/<id>); required.')],
 };
 
 /** Parameters every search takes (besides `_format` and `_pretty`, read for every request). */
@@ -76,11 +111,21 @@ export type SearchRequest = {
 
 /** A search with no parameters: every resource, 20 a page. */
 export function emptySearch(): SearchRequest {
-  return { tokens: new Map(), strings: new Map(), dates: new Map(), includeOrganizations: false, count: 20, summaryCount: false, used: [] };
+  return {
+    tokens: new Map(),
+    strings: new Map(),
+    dates: new Map(),
+    includeOrganizations: false,
+    count: 20,
+    summaryCount: false,
+    used: [],
+  };
 }
 
 function badRequest(parameter: string, reason: string): WardError {
-  return new WardError('BAD_REQUEST', `The search parameter ${parameter} ${reason}.`, { errors: [{ in: 'query', pointer: `/${parameter}`, reason }] });
+  return new WardError('BAD_REQUEST', `The search parameter ${parameter} ${reason}.`, {
+    errors: [{ in: 'query', pointer: `/${parameter}`, reason }],
+  });
 }
 
 function token(text: string): Token {
@@ -90,7 +135,11 @@ function token(text: string): Token {
 }
 
 /** `raw` (the query string as Fastify parsed it, repeated names as arrays) as a search on `type`. */
-export function parseSearch(type: ResourceType, raw: Record<string, unknown>, strict: boolean): SearchRequest {
+export function parseSearch(
+  type: ResourceType,
+  raw: Record<string, unknown>,
+  strict: boolean,
+): SearchRequest {
   const known = new Map(SEARCH_PARAMETERS[type].map((definition) => [definition.name, definition]));
   const request = emptySearch();
   for (const [name, value] of Object.entries(raw)) {
@@ -107,15 +156,22 @@ export function parseSearch(type: ResourceType, raw: Record<string, unknown>, st
     }
     const definition = known.get(base);
     if (!definition) {
-      if (strict) throw badRequest(name, `is not supported on ${type} (GET /fhir/metadata lists those that are)`);
+      if (strict)
+        throw badRequest(name, `is not supported on ${type} (GET /fhir/metadata lists those that are)`);
       continue;
     }
-    if (modifier !== undefined) throw badRequest(name, `has a modifier (:${modifier}) this server does not support`);
+    if (modifier !== undefined)
+      throw badRequest(name, `has a modifier (:${modifier}) this server does not support`);
     for (const text of values) {
       const alternatives = text.split(',').filter((part) => part.length > 0);
       if (alternatives.length === 0) throw badRequest(name, 'has an empty value');
-      if (definition.type === 'string') request.strings.set(name, [...(request.strings.get(name) ?? []), alternatives]);
-      else if (definition.type === 'date') request.dates.set(name, [...(request.dates.get(name) ?? []), alternatives.map((alternative) => dateTest(name, alternative))]);
+      if (definition.type === 'string')
+        request.strings.set(name, [...(request.strings.get(name) ?? []), alternatives]);
+      else if (definition.type === 'date')
+        request.dates.set(name, [
+          ...(request.dates.get(name) ?? []),
+          alternatives.map((alternative) => dateTest(name, alternative)),
+        ]);
       else request.tokens.set(name, [...(request.tokens.get(name) ?? []), alternatives.map(token)]);
       request.used.push([name, text]);
     }
@@ -128,7 +184,11 @@ function readIncludes(type: ResourceType, request: SearchRequest, values: string
     // `Endpoint:organization:Organization` names the target type too; it is the only one.
     const include = value.replace(/:Organization$/, '');
     if (!INCLUDES[type].includes(include)) {
-      if (strict) throw badRequest('_include', `${value.slice(0, 60)} is not supported on ${type} (GET /fhir/metadata lists what is)`);
+      if (strict)
+        throw badRequest(
+          '_include',
+          `${value.slice(0, 60)} is not supported on ${type} (GET /fhir/metadata lists what is)`,
+        );
       continue;
     }
     request.includeOrganizations = true;
@@ -139,7 +199,8 @@ function readIncludes(type: ResourceType, request: SearchRequest, values: string
 /** A date comparison: `test(instant)` for an instant in milliseconds. */
 export type DateTest = (instant: number) => boolean;
 
-const DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/;
+const DATE =
+  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/;
 
 /**
  * A FHIR date search value (R4 §3.1.1.4.2) as a test: the value stands for the range its precision
@@ -149,10 +210,14 @@ function dateTest(parameter: string, text: string): DateTest {
   const prefix = /^(eq|ne|gt|lt|ge|le|sa|eb)/.exec(text)?.[1] ?? 'eq';
   const value = text.slice(/^(eq|ne|gt|lt|ge|le|sa|eb)/.test(text) ? 2 : 0);
   const match = DATE.exec(value);
-  if (!match) throw badRequest(parameter, 'must be a FHIR date or dateTime, optionally after a prefix (ge2026-01-01)');
+  if (!match)
+    throw badRequest(parameter, 'must be a FHIR date or dateTime, optionally after a prefix (ge2026-01-01)');
   const [, year, month, day, hour, minute, second, fraction, zone] = match;
-  if (hour !== undefined && zone === undefined) throw badRequest(parameter, 'needs a time zone when it has a time (Z or +hh:mm)');
-  const start = Date.parse(`${year}-${month ?? '01'}-${day ?? '01'}T${hour ?? '00'}:${minute ?? '00'}:${second ?? '00'}.${(fraction ?? '0').padEnd(3, '0').slice(0, 3)}${zone ?? 'Z'}`);
+  if (hour !== undefined && zone === undefined)
+    throw badRequest(parameter, 'needs a time zone when it has a time (Z or +hh:mm)');
+  const start = Date.parse(
+    `${year}-${month ?? '01'}-${day ?? '01'}T${hour ?? '00'}:${minute ?? '00'}:${second ?? '00'}.${(fraction ?? '0').padEnd(3, '0').slice(0, 3)}${zone ?? 'Z'}`,
+  );
   if (Number.isNaN(start)) throw badRequest(parameter, 'is not a date that exists');
   const end = endOf(start, { month, day, hour, second, fraction });
   switch (prefix) {
@@ -174,7 +239,16 @@ function dateTest(parameter: string, text: string): DateTest {
 }
 
 /** The end (exclusive) of the range a value of this precision spans from `start`. */
-function endOf(start: number, given: { month?: string | undefined; day?: string | undefined; hour?: string | undefined; second?: string | undefined; fraction?: string | undefined }): number {
+function endOf(
+  start: number,
+  given: {
+    month?: string | undefined;
+    day?: string | undefined;
+    hour?: string | undefined;
+    second?: string | undefined;
+    fraction?: string | undefined;
+  },
+): number {
   const date = new Date(start);
   if (given.month === undefined) return Date.UTC(date.getUTCFullYear() + 1, 0, 1);
   if (given.day === undefined) return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
@@ -188,7 +262,8 @@ function readResultParameter(request: SearchRequest, name: string, values: strin
   if (values.length > 1) throw badRequest(name, 'is given more than once');
   const value = values[0] as string;
   if (name === '_count') {
-    if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 100) throw badRequest(name, 'must be a whole number from 1 to 100');
+    if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 100)
+      throw badRequest(name, 'must be a whole number from 1 to 100');
     request.count = Number(value);
     request.used.push([name, value]);
   } else if (name === '_page_token') {

@@ -37,9 +37,7 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
         response: { 201: RegistryRecordSchema, 200: RegistryRecordSchema, ...errorResponses(401, 403, 409) },
       },
     },
-    async (request, reply) => {
-      return sendOutcome(reply, await childRegistries.registerOnce(writeRequest(request), request.body));
-    },
+    async (request, reply) => sendOutcome(reply, await childRegistries.registerOnce(writeRequest(request), request.body)),
   );
 
   app.get(
@@ -76,9 +74,7 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
         response: { 200: RegistryRecordSchema, ...errorResponses(401, 403, 404, 409) },
       },
     },
-    async (request, reply) => {
-      return sendOutcome(reply, await childRegistries.revokeOnce(writeRequest(request), request.params.id, request.body.reason));
-    },
+    async (request, reply) => sendOutcome(reply, await childRegistries.revokeOnce(writeRequest(request), request.params.id, request.body.reason)),
   );
 
   app.get(
