@@ -15,62 +15,49 @@ export type SearchParameterDefinition = {
   documentation: string;
 };
 
-const tokenParam = (name: string, documentation: string): SearchParameterDefinition => ({
-  name,
-  type: 'token',
-  documentation,
-});
-const stringParam = (name: string, documentation: string): SearchParameterDefinition => ({
-  name,
-  type: 'string',
-  documentation,
-});
-const referenceParam = (name: string, documentation: string): SearchParameterDefinition => ({
-  name,
-  type: 'reference',
-  documentation,
-});
-const dateParam = (name: string, documentation: string): SearchParameterDefinition => ({
-  name,
-  type: 'date',
-  documentation,
-});
+/** A definition maker for parameters of one type: `tokenParam('status', 'what it matches')`. */
+const parameterOf =
+  (type: SearchParameterDefinition['type']) =>
+  (name: string, documentation: string): SearchParameterDefinition => ({ name, type, documentation });
+const tokenParam = parameterOf('token');
+const stringParam = parameterOf('string');
+const referenceParam = parameterOf('reference');
+const dateParam = parameterOf('date');
+
+/** What Device and Endpoint share: both are found by the agent they stand for and by its owner. */
+function agentParameters(documentation: { id: string; identifier: string; status: string; organization: string }): SearchParameterDefinition[] {
+  return [
+    tokenParam('_id', documentation.id),
+    tokenParam('identifier', documentation.identifier),
+    tokenParam('status', documentation.status),
+    referenceParam('organization', documentation.organization),
+  ];
+}
 
 /** What each resource type can be searched by: the CapabilityStatement lists exactly these. */
 export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDefinition[]> = {
   Device: [
-    tokenParam('_id', "The Device id (the agent's ULID)."),
-    tokenParam('identifier', "The agent's registry URI (system urn:ietf:rfc:3986), or the ULID."),
-    tokenParam('status', 'active (an active agent) or inactive (suspended, revoked or retired).'),
-    referenceParam('organization', 'The owning Organization (Organization/<id>).'),
+    ...agentParameters({
+      id: "The Device id (the agent's ULID).",
+      identifier: "The agent's registry URI (system urn:ietf:rfc:3986), or the ULID.",
+      status: 'active (an active agent) or inactive (suspended, revoked or retired).',
+      organization: 'The owning Organization (Organization/<id>).',
+    }),
     stringParam('device-name', "The agent's display name; matches where it contains the text, in any case."),
     tokenParam('type', 'ai-agent (every Device here).'),
-    tokenParam(
-      'skill',
-      'A skill discovery matches (consent.verify): the active, trust-validated agents that have it, ranked as GET /v1/discover ranks them, at most the first 1000.',
-    ),
+    tokenParam('skill', 'A skill discovery matches (consent.verify): the active, trust-validated agents that have it, ranked as GET /v1/discover ranks them, at most the first 1000.'),
     dateParam('_lastUpdated', 'When the record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes).'),
   ],
   Endpoint: [
-    tokenParam('_id', 'The Endpoint id.'),
-    tokenParam('identifier', 'The registry URI of the agent it belongs to.'),
-    tokenParam(
-      'status',
-      'active, suspended, error or off (docs/fhir.md: from the record and the last probe).',
-    ),
-    referenceParam('organization', 'The managing Organization (Organization/<id>).'),
-    stringParam(
-      'name',
-      'The endpoint name (the agent name and protocol); matches where it starts with the text, in any case.',
-    ),
-    tokenParam(
-      'connection-type',
-      'hl7-fhir-rest, hl7v2-mllp (HL7 codes) or a Ward protocol such as mesh-a2a-jsonrpc.',
-    ),
-    dateParam(
-      '_lastUpdated',
-      "When the agent's record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes).",
-    ),
+    ...agentParameters({
+      id: 'The Endpoint id.',
+      identifier: 'The registry URI of the agent it belongs to.',
+      status: 'active, suspended, error or off (docs/fhir.md: from the record and the last probe).',
+      organization: 'The managing Organization (Organization/<id>).',
+    }),
+    stringParam('name', 'The endpoint name (the agent name and protocol); matches where it starts with the text, in any case.'),
+    tokenParam('connection-type', 'hl7-fhir-rest, hl7v2-mllp (HL7 codes) or a Ward protocol such as mesh-a2a-jsonrpc.'),
+    dateParam('_lastUpdated', "When the agent's record last changed (eq, ne, gt, ge, lt, le, sa, eb prefixes)."),
   ],
   Organization: [
     tokenParam('_id', 'The Organization id.'),

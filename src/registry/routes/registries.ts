@@ -22,9 +22,10 @@ import {
  * (`/v1/federation/fetch`, `/v1/federation/status`) are public: statements and status tokens are
  * signed, and hold nothing secret (docs/federation.md).
  */
+const tags = ['federation'];
+
 export const registryRoutes = registryRoutePlugin('ward-registry-routes', async (app) => {
   const { childRegistries } = app.ward;
-  const tags = ['federation'];
 
   app.post(
     '/v1/registries',
