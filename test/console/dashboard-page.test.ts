@@ -1,5 +1,5 @@
 /**
- * `/dashboard` in Chromium against a real registry, and a sweep of all nine pages: each renders with
+ * `/dashboard` in Chromium against a real registry, and a sweep of all ten pages: each renders with
  * seeded data, without console errors, passes axe at 1280×800 and in a narrow window, and the frame is
  * keyboard-reachable (skip link, navigation).
  */
@@ -80,7 +80,7 @@ describe('console: every page', NEEDS_CHROMIUM, () => {
     await page.keyboard.press('Enter');
     assert.equal(await page.evaluate('document.activeElement.id'), 'main');
     await page.goto(stack.url('/dashboard'));
-    // Skip link, brand, then the nine pages in order.
+    // Skip link, brand, then the ten pages in order.
     const reached: string[] = [];
     for (let index = 0; index < 2 + PAGES.length; index += 1) {
       await page.keyboard.press('Tab');

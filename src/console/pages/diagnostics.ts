@@ -11,15 +11,13 @@ import { WARD_VERSION } from '../../core/version.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Section, Time, count, duration, ms, percent } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { readGatewayHealth, type GatewayAgent, type GatewayHealth } from './diagnostics-gateway.ts';
+import { GATEWAY_STATE_BADGE, readGatewayHealth, type GatewayAgent, type GatewayHealth } from './gateway-reads.ts';
 import type { PageDeps } from './index.ts';
 import { credentialRefused, pageStatus, selfUrl, signInAgain } from './page-kit.ts';
 
 /** The gateway's health is a local read; a gateway that takes longer than this is as good as down. */
 const GATEWAY_TIMEOUT_MS = 3_000;
 
-/** How each gateway agent state reads as a badge (the word stays the gateway's). */
-const AGENT_STATE_BADGE: Record<string, string> = { running: 'ok', starting: 'pending', stopping: 'pending', backoff: 'warning', failed: 'failed' };
 
 export function registerDiagnosticsPage(app: FastifyInstance, deps: PageDeps): void {
   const { config } = deps;
@@ -181,7 +179,7 @@ function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
 function AgentRow({ agent }: { agent: GatewayAgent }): View {
   return html`<tr data-alias=${agent.alias}>
     <th scope="row"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}</th>
-    <td><${Badge} state=${AGENT_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} /></td>
+    <td><${Badge} state=${GATEWAY_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} /></td>
     <td class="num">${agent.pid ?? html`<span class="muted">—</span>`}</td>
     <td class="num">${agent.restarts}</td>
     <td>${agent.running_since ? html`<${Time} at=${agent.running_since} />` : html`<span class="muted">not running</span>`}</td>

@@ -1,9 +1,12 @@
 /**
- * The mesh gateway's `GET /health`, read by the diagnostics page. The gateway is not the registry, so
- * this is a plain fetch of its public health answer (agent states, never log lines: the console does
- * not hold a mesh credential), bounded by a timeout, and it never throws: whatever happens is a
- * {@link GatewayHealth} the page can show.
+ * What the console reads from the mesh gateway: `GET /health` (the diagnostics and mesh pages) and
+ * `GET /tasks` (the mesh page). The gateway is not the registry, so these are plain fetches (agent
+ * states and task states, never log lines or messages: the console does not hold a mesh credential),
+ * bounded by a timeout, and they never throw: whatever happens is an answer the page can show.
  */
+
+/** How each gateway agent state reads as a badge (the word stays the gateway's). */
+export const GATEWAY_STATE_BADGE: Readonly<Record<string, string>> = { running: 'ok', starting: 'pending', stopping: 'pending', backoff: 'warning', failed: 'failed' };
 
 /** One agent as the gateway's `/health` lists it (src/mesh/gateway/agent-process.ts, the fields shown). */
 export type GatewayAgent = {
@@ -11,6 +14,8 @@ export type GatewayAgent = {
   state: string;
   pid: number | null;
   last_pid: number | null;
+  /** Hidden by the gateway in production. */
+  port: number | null;
   starts: number;
   restarts: number;
   consecutive_failures: number;
@@ -26,32 +31,78 @@ export type GatewayHealth =
   | { ok: true; url: string; status: string; version: string | null; uptimeS: number | null; agents: GatewayAgent[] }
   | { ok: false; url: string; reason: string };
 
-export async function readGatewayHealth(gatewayUrl: string, timeoutMs: number): Promise<GatewayHealth> {
-  const url = `${gatewayUrl}/health`;
+/** What a read of the gateway came to: its JSON body, or why there is none (for the page to say). */
+type GatewayRead = { ok: true; body: Record<string, unknown> } | { ok: false; reason: string };
+
+/** GETs `path` on the gateway as JSON, within `timeoutMs`; `expect` is the field a right answer has. */
+async function readGatewayJson(gatewayUrl: string, path: string, timeoutMs: number, expect: string): Promise<GatewayRead> {
   const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, { headers: { accept: 'application/json', 'user-agent': 'ward-console' }, signal: timeout, redirect: 'manual' });
+    response = await fetch(`${gatewayUrl}${path}`, { headers: { accept: 'application/json', 'user-agent': 'ward-console' }, signal: timeout, redirect: 'manual' });
   } catch (error) {
-    return { ok: false, url: gatewayUrl, reason: timeout.aborted ? `no answer within ${timeoutMs} ms` : causeOf(error) };
+    return { ok: false, reason: timeout.aborted ? `no answer within ${timeoutMs} ms` : causeOf(error) };
   }
   let body: unknown;
   try {
     body = JSON.parse(await response.text());
   } catch {
-    if (timeout.aborted) return { ok: false, url: gatewayUrl, reason: `no whole answer within ${timeoutMs} ms` };
+    if (timeout.aborted) return { ok: false, reason: `no whole answer within ${timeoutMs} ms` };
     body = undefined;
   }
-  if (response.status !== 200 || !isRecord(body) || !Array.isArray(body.agents)) {
-    return { ok: false, url: gatewayUrl, reason: `it answered HTTP ${response.status}${isRecord(body) ? '' : ' without JSON'}; is GATEWAY_URL the gateway's address?` };
+  if (response.status !== 200 || !isRecord(body) || !Array.isArray(body[expect])) {
+    return { ok: false, reason: `it answered HTTP ${response.status}${isRecord(body) ? '' : ' without JSON'}; is GATEWAY_URL the gateway's address?` };
   }
+  return { ok: true, body };
+}
+
+/** The gateway's `GET /health`: its agents and their states. */
+export async function readGatewayHealth(gatewayUrl: string, timeoutMs: number): Promise<GatewayHealth> {
+  const read = await readGatewayJson(gatewayUrl, '/health', timeoutMs, 'agents');
+  if (!read.ok) return { ok: false, url: gatewayUrl, reason: read.reason };
+  const { body } = read;
   return {
     ok: true,
     url: gatewayUrl,
     status: typeof body.status === 'string' ? body.status : 'unknown',
     version: typeof body.version === 'string' ? body.version : null,
     uptimeS: typeof body.uptime_s === 'number' ? body.uptime_s : null,
-    agents: body.agents.filter(isRecord).map(agentOf),
+    agents: (body.agents as unknown[]).filter(isRecord).map(agentOf),
+  };
+}
+
+/** One exchange the gateway forwarded, as its `GET /tasks` lists it (src/mesh/gateway/task-log.ts). */
+export type GatewayTask = {
+  alias: string;
+  method: string;
+  state: string;
+  streamed: boolean;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number;
+};
+
+export type GatewayTasks = { ok: true; inFlight: GatewayTask[]; recent: GatewayTask[]; kept: number } | { ok: false; reason: string };
+
+/** The gateway's `GET /tasks` (served to loopback callers: the console beside the gateway). */
+export async function readGatewayTasks(gatewayUrl: string, timeoutMs: number): Promise<GatewayTasks> {
+  const read = await readGatewayJson(gatewayUrl, '/tasks', timeoutMs, 'recent');
+  if (!read.ok) return read;
+  const { body } = read;
+  const tasks = (value: unknown) => (Array.isArray(value) ? value.filter(isRecord).map(taskOf) : []);
+  return { ok: true, inFlight: tasks(body.in_flight), recent: tasks(body.recent), kept: typeof body.kept === 'number' ? body.kept : 0 };
+}
+
+function taskOf(raw: Record<string, unknown>): GatewayTask {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    alias: text(raw.alias) ?? '?',
+    method: text(raw.method) ?? '?',
+    state: text(raw.state) ?? 'unknown',
+    streamed: raw.streamed === true,
+    started_at: text(raw.started_at) ?? '',
+    ended_at: text(raw.ended_at),
+    duration_ms: typeof raw.duration_ms === 'number' ? raw.duration_ms : 0,
   };
 }
 
@@ -64,6 +115,7 @@ function agentOf(raw: Record<string, unknown>): GatewayAgent {
     state: text(raw.state) ?? 'unknown',
     pid: number(raw.pid),
     last_pid: number(raw.last_pid),
+    port: number(raw.port),
     starts: number(raw.starts) ?? 0,
     restarts: number(raw.restarts) ?? 0,
     consecutive_failures: number(raw.consecutive_failures) ?? 0,
