@@ -11,7 +11,7 @@ import { WARD_VERSION } from '../../core/version.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Section, Time, count, duration, ms, percent } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { GATEWAY_STATE_BADGE, readGatewayHealth, type GatewayAgent, type GatewayHealth } from './gateway-reads.ts';
+import { GATEWAY_STATE_BADGE, GatewayUnreachable, readGatewayHealth, type GatewayAgent, type GatewayHealth } from './gateway-reads.ts';
 import type { PageDeps } from './index.ts';
 import { credentialRefused, pageStatus, selfUrl, signInAgain } from './page-kit.ts';
 
@@ -151,13 +151,7 @@ function RegistrySections({ diagnostics, newest, live, now }: RegistryFacts): Vi
 }
 
 function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
-  if (!gateway.ok) {
-    return html`<div class="problem" role="alert" id="gateway-unreachable">
-      <p class="problem-title"><strong>The gateway could not be reached at <code>${gateway.url}</code></strong></p>
-      <p>${gateway.reason}.</p>
-      <p>Mesh agents start through the gateway, so none can be called until it answers. Check that it runs (<code>ward gateway</code>, or <code>ward start</code>) and that the console's <code>GATEWAY_URL</code> names it.</p>
-    </div>`;
-  }
+  if (!gateway.ok) return GatewayUnreachable({ id: 'gateway-unreachable', url: gateway.url, reason: gateway.reason });
   return html`
     <${Facts} items=${[
       ['Address', html`<code>${gateway.url}</code>`],

@@ -2,8 +2,19 @@
  * What the console reads from the mesh gateway: `GET /health` (the diagnostics and mesh pages) and
  * `GET /tasks` (the mesh page). The gateway is not the registry, so these are plain fetches (agent
  * states and task states, never log lines or messages: the console does not hold a mesh credential),
- * bounded by a timeout, and they never throw: whatever happens is an answer the page can show.
+ * bounded by a timeout, and they never throw: whatever happens is an answer the page can show —
+ * including a gateway that did not answer ({@link GatewayUnreachable}).
  */
+import { html, type View } from '../views/html.ts';
+
+/** A gateway that did not answer, said so with its address and the reason, and what to check. */
+export function GatewayUnreachable({ id, url, reason }: { id: string; url: string; reason: string }): View {
+  return html`<div class="problem" role="alert" id=${id}>
+    <p class="problem-title"><strong>The gateway could not be reached at <code>${url}</code></strong></p>
+    <p>${reason}.</p>
+    <p>Mesh agents start through the gateway, so none can be called until it answers. Check that it runs (<code>ward gateway</code>, or <code>ward start</code>) and that the console's <code>GATEWAY_URL</code> names it.</p>
+  </div>`;
+}
 
 /** How each gateway agent state reads as a badge (the word stays the gateway's). */
 export const GATEWAY_STATE_BADGE: Readonly<Record<string, string>> = { running: 'ok', starting: 'pending', stopping: 'pending', backoff: 'warning', failed: 'failed' };

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Section, Time, count, duration, ms } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { GATEWAY_STATE_BADGE, readGatewayHealth, readGatewayTasks, type GatewayAgent, type GatewayHealth, type GatewayTask, type GatewayTasks } from './gateway-reads.ts';
+import { GATEWAY_STATE_BADGE, GatewayUnreachable, readGatewayHealth, readGatewayTasks, type GatewayAgent, type GatewayHealth, type GatewayTask, type GatewayTasks } from './gateway-reads.ts';
 import type { PageDeps } from './index.ts';
 import { selfUrl } from './page-kit.ts';
 
@@ -57,13 +57,7 @@ export function registerMeshPage(app: FastifyInstance, deps: PageDeps): void {
 }
 
 function GatewayFacts({ health, tasks }: { health: GatewayHealth; tasks: GatewayTasks }): View {
-  if (!health.ok) {
-    return html`<div class="problem" role="alert" id="mesh-unreachable">
-      <p class="problem-title"><strong>The gateway could not be reached at <code>${health.url}</code></strong></p>
-      <p>${health.reason}.</p>
-      <p>Mesh agents start through the gateway, so none can be called until it answers. Check that it runs (<code>ward gateway</code>, or <code>ward start</code>) and that the console's <code>GATEWAY_URL</code> names it.</p>
-    </div>`;
-  }
+  if (!health.ok) return GatewayUnreachable({ id: 'mesh-unreachable', url: health.url, reason: health.reason });
   const running = health.agents.filter((agent) => agent.state === 'running').length;
   return html`
     <${Facts} items=${[
@@ -106,7 +100,7 @@ function AgentRow({ agent, tasks, now }: { agent: GatewayAgent; tasks: GatewayTa
     <td data-label="Port" class="num">${agent.port ?? html`<span class="muted">—</span>`}</td>
     <td data-label="Uptime">${uptime === null ? html`<span class="muted">not running</span>` : html`<span title=${`since ${agent.running_since ?? ''}`}>${duration(uptime)}</span>`}</td>
     <td data-label="In flight" class="num">${inFlight === null ? '—' : count(inFlight)}</td>
-    <td data-label="Recent tasks">${recent.length === 0 ? html`<span class="muted">none</span>` : [...byState].map(([state, n]) => html`<span class="nowrap">${n} ${state.replace(/_/g, ' ')}</span> `)}</td>
+    <td data-label="Recent tasks">${recent.length === 0 ? html`<span class="muted">none</span>` : [...byState].map(([state, n], index) => html`${index > 0 && ', '}<span class="nowrap">${n} ${state.replace(/_/g, ' ')}</span>`)}</td>
     <td data-label="Last error">${agent.last_error
       ? html`<span class="small">${agent.last_error}</span>${agent.last_exit ? html`<br /><span class="small muted">exit ${agent.last_exit.code ?? agent.last_exit.signal ?? '?'} at <${Time} at=${agent.last_exit.at} /></span>` : ''}`
       : html`<span class="muted">none</span>`}</td>
