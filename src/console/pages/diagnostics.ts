@@ -160,9 +160,10 @@ function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
       ['Uptime', gateway.uptimeS === null ? '—' : duration(gateway.uptimeS)],
     ]} />
     <h3>Agents</h3>
+    <p class="small">Their tasks, uptime and ports: the <a href="/mesh">Mesh</a> page.</p>
     ${gateway.agents.length === 0
       ? html`<${Empty}>The gateway's manifest lists no agent.<//>`
-      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Gateway agents table"><table id="gateway-agents">
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Gateway agents table"><table id="gateway-agents" class="stack-narrow">
           <caption class="muted small">Agents start when first called and stop after their idle timeout; a stopped agent is normal.</caption>
           <thead><tr><th scope="col">Alias</th><th scope="col">State</th><th scope="col" class="num">PID</th><th scope="col" class="num">Restarts</th><th scope="col">Running since</th><th scope="col">Last error</th></tr></thead>
           <tbody>${gateway.agents.map((agent) => AgentRow({ agent }))}</tbody>
@@ -172,12 +173,12 @@ function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
 
 function AgentRow({ agent }: { agent: GatewayAgent }): View {
   return html`<tr data-alias=${agent.alias}>
-    <th scope="row"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}</th>
-    <td><${Badge} state=${GATEWAY_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} /></td>
-    <td class="num">${agent.pid ?? html`<span class="muted">—</span>`}</td>
-    <td class="num">${agent.restarts}</td>
-    <td>${agent.running_since ? html`<${Time} at=${agent.running_since} />` : html`<span class="muted">not running</span>`}</td>
-    <td>${agent.last_error
+    <th scope="row" data-label="Alias"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}</th>
+    <td data-label="State"><${Badge} state=${GATEWAY_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} /></td>
+    <td data-label="PID" class="num">${agent.pid ?? html`<span class="muted">—</span>`}</td>
+    <td data-label="Restarts" class="num">${agent.restarts}</td>
+    <td data-label="Running since">${agent.running_since ? html`<${Time} at=${agent.running_since} />` : html`<span class="muted">not running</span>`}</td>
+    <td data-label="Last error">${agent.last_error
       ? html`<span class="small">${agent.last_error}</span>${agent.last_exit ? html`<br /><span class="small muted">exit ${agent.last_exit.code ?? agent.last_exit.signal ?? '?'} at <${Time} at=${agent.last_exit.at} /></span>` : ''}`
       : html`<span class="muted">none</span>`}</td>
   </tr>`;
