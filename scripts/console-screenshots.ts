@@ -1,5 +1,5 @@
 /**
- * `npm run console:screenshots [-- <dir>]`: the nine console pages at 1280×800 (and at 390×844 with
+ * `npm run console:screenshots [-- <dir>]`: the ten console pages at 1280×800 (and at 390×844 with
  * `--narrow`), as PNG files for people to look at (default dir: screenshots/console). It starts the
  * whole service on a fresh SQLite directory and loopback ports, seeds a few agents in different
  * states and an API key, and drives Debian's Chromium (CHROMIUM_PATH, default /usr/bin/chromium).

@@ -39,9 +39,12 @@ for (const backend of BACKENDS) {
       assert.match((await page.locator('#audit-entries-title').textContent()) ?? '', /28 in all/);
       assert.equal(await page.locator('#audit-entries tbody tr').count(), 25);
       const firstRow = page.locator('#audit-entries tbody tr').first();
-      // The ledger keeps identifiers, not names (free text is a digest there): the subject is its URI.
-      assert.match((await firstRow.textContent()) ?? '', /agent\.registered.*registry:\/\/gb\/agents\/[0-9A-Z]{26}/);
-      assert.doesNotMatch((await page.locator('#audit-entries').textContent()) ?? '', /Ledgered agent|sha256:/);
+      // The ledger keeps identifiers, not names (free text is a digest there): the name is the
+      // registry's, looked up as the page is drawn, with the agent's id beneath.
+      assert.match((await firstRow.textContent()) ?? '', /agent\.registered/);
+      assert.equal((await firstRow.locator('a[href^="/agents/"]').textContent())?.trim(), 'Ledgered agent 1');
+      assert.match((await firstRow.locator('a[href^="/agents/"] + br + code').textContent()) ?? '', /^[0-9A-Z]{26}$/);
+      assert.doesNotMatch((await page.locator('#audit-entries').textContent()) ?? '', /sha256:/);
       assert.match((await firstRow.locator('code[title]').getAttribute('title')) ?? '', /^[0-9a-f]{64}$/);
       assert.match((await page.locator('#audit-consistency').textContent()) ?? '', /No earlier head yet/);
       await assertAccessible(page, '/audit');
@@ -56,6 +59,7 @@ for (const backend of BACKENDS) {
       assert.equal(await verdict.getAttribute('data-verdict'), 'verified');
       assert.match((await verdict.textContent()) ?? '', /Inclusion verified.*Leaf 26 is in the signed tree/);
       assert.match((await page.locator('#leaf-text').textContent()) ?? '', /^\{"data":\{.*"type":"agent\.registered"\}$/);
+      assert.doesNotMatch((await page.locator('#leaf-text').textContent()) ?? '', /Ledgered agent/, 'the ledger itself holds no name');
       // Leaf 26 of 28: its sibling 27, then the subtrees 24–25, 16–23 and 0–15.
       const steps = page.locator('#proof-steps tbody tr');
       assert.deepEqual(await steps.locator('td:nth-child(3)').allTextContents(), ['27', '24–25', '16–23', '0–15']);

@@ -107,7 +107,7 @@ async function listPage(request: FastifyRequest<{ Querystring: ListQuery }>, rep
 
 function AgentTable({ agents, filtered }: { agents: readonly AgentRecord[]; filtered: boolean }): View {
   if (agents.length === 0) return html`<${Empty}>${filtered ? 'No agent matches these filters.' : 'No agent is registered yet. Agents appear here when they are registered through the API (POST /v1/agents).'}<//>`;
-  return html`<div class="table-wrap"><table>
+  return html`<div class="table-wrap"><table class="stack-narrow">
     <caption class="muted small">Newest first. Select a name to see the record and act on it.</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Jurisdiction</th><th scope="col" class="hide-narrow">Organisation</th><th scope="col">Trust</th><th scope="col">Endpoints</th><th scope="col" class="hide-narrow">Updated</th></tr></thead>
     <tbody>
@@ -116,13 +116,13 @@ function AgentTable({ agents, filtered }: { agents: readonly AgentRecord[]; filt
         const up = health.filter((state) => state === 'healthy').length;
         const down = health.filter((state) => state === 'unhealthy').length;
         return html`<tr data-agent-id=${agent.agent_id}>
-          <td><a href=${`/agents/${ulidOf(agent.agent_id)}`}>${agent.display_name}</a></td>
-          <td><${Badge} state=${agent.status} /></td>
-          <td>${agent.jurisdiction}</td>
-          <td class="hide-narrow">${String((agent.owner as { org_id?: unknown }).org_id ?? '—')}</td>
-          <td><${Badge} state=${agent.trust_validation.state} /></td>
-          <td>${down > 0 ? html`<${Badge} state="down" label=${`${down} down`} /> ` : ''}${up}/${health.length} healthy</td>
-          <td class="hide-narrow"><${Time} at=${agent.updated_at} /></td>
+          <td data-label="Name"><a href=${`/agents/${ulidOf(agent.agent_id)}`}>${agent.display_name}</a></td>
+          <td data-label="Status"><${Badge} state=${agent.status} /></td>
+          <td data-label="Jurisdiction">${agent.jurisdiction}</td>
+          <td data-label="Organisation" class="hide-narrow">${String((agent.owner as { org_id?: unknown }).org_id ?? '—')}</td>
+          <td data-label="Trust"><${Badge} state=${agent.trust_validation.state} /></td>
+          <td data-label="Endpoints">${down > 0 ? html`<${Badge} state="down" label=${`${down} down`} /> ` : ''}${up}/${health.length} healthy</td>
+          <td data-label="Updated" class="hide-narrow"><${Time} at=${agent.updated_at} /></td>
         </tr>`;
       })}
     </tbody>

@@ -20,6 +20,7 @@ import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Pager, Problem, Section, Time, count } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import { findHead, headKey, MAX_HEADS, recordedHeads, rememberHead, type RecordedHead } from './audit-memory.ts';
+import { agentNames, SubjectName } from './agent-names.ts';
 import { walkInclusion } from './audit-proof.ts';
 import { credentialRefused, failureStatus, firstFailure, selfUrl, signInAgain, text } from './page-kit.ts';
 
@@ -60,7 +61,6 @@ async function checkHead(registry: RegistryClient, jwks: RegistryAnswer<{ keys: 
 }
 
 const short = (hex: string) => `${hex.slice(0, 10)}…`;
-const ulidOf = (uri: string) => uri.slice(uri.lastIndexOf('/') + 1);
 
 /** A hash shown short, the whole of it on hover and to assistive technology. */
 function Hash({ hex, full = false }: { hex: string; full?: boolean }): View {
@@ -76,20 +76,23 @@ function parseLeaf(leaf: string): LeafContent | undefined {
   }
 }
 
-/** A name an entry gives its subject. Leaves since the ledger holds digests of free text have none (docs/transparency.md). */
-const nameIn = (content: LeafContent | undefined): string | undefined => {
-  const name = (content?.data as { display_name?: unknown } | undefined)?.display_name;
-  return typeof name === 'string' && !name.startsWith('sha256:') ? name : undefined;
-};
+/** The subject an entry is about, if it names one. */
+const subjectIn = (content: LeafContent | undefined): string | undefined => (typeof content?.subject === 'string' ? content.subject : undefined);
 
-/** The subject, linked to its agent's page, by the name an entry gave it (this one, or another on the page). */
-function Subject({ content, names }: { content: LeafContent | undefined; names?: ReadonlyMap<string, string> }): View {
-  const subject = typeof content?.subject === 'string' ? content.subject : undefined;
+/**
+ * The subject, an agent by its name (resolved through the registry: the ledger keeps identifiers, and
+ * digests of free text, never names) linked to its page, with its id beneath.
+ */
+function Subject({ content, names }: { content: LeafContent | undefined; names: ReadonlyMap<string, string> }): View {
+  const subject = subjectIn(content);
   if (!subject) return html`<span class="muted">—</span>`;
-  const name = nameIn(content) ?? names?.get(subject);
-  if (/^registry:\/\/[a-z]{2}\/agents\/[0-9A-Z]{26}$/i.test(subject)) return html`<a href=${`/agents/${ulidOf(subject)}`}>${name ?? subject}</a>`;
+  if (/^registry:\/\/[a-z]{2}\/agents\/[0-9A-Z]{26}$/i.test(subject)) return html`<${SubjectName} subject=${subject} name=${names.get(subject)} />`;
   return html`<code>${subject}</code>`;
 }
+
+/** The names of the agents these entries are about. */
+const namesFor = (registry: RegistryClient, leaves: readonly string[]) =>
+  agentNames(registry, leaves.map((leaf) => subjectIn(parseLeaf(leaf))).filter((subject): subject is string => subject !== undefined));
 
 function HeadReport({ check }: { check: HeadCheck }): View {
   const doc = check.document;
@@ -147,7 +150,7 @@ async function auditPage(request: FastifyRequest<{ Querystring: AuditQuery }>, r
     registry.ledgerEntries(cursor ? { cursor, limit: PAGE_SIZE } : { start: start ?? 0, limit: PAGE_SIZE }),
   ]);
   if (credentialRefused(request, jwks, sth, entries)) return signInAgain(request, reply);
-  const head = await checkHead(registry, jwks, sth);
+  const [head, names] = await Promise.all([checkHead(registry, jwks, sth), namesFor(registry, entries.ok ? entries.body.entries.map((entry) => entry.leaf) : [])]);
 
   // The consistency check, when one was asked for: from a head this console verified earlier. A live
   // refresh (htmx) swaps only the head and the entries, so it does not run the check again.
@@ -203,20 +206,15 @@ async function auditPage(request: FastifyRequest<{ Querystring: AuditQuery }>, r
           ? html`<${Problem} envelope=${entries.envelope} status=${entries.status} />`
           : entries.body.entries.length === 0
             ? html`<${Empty}>${entries.body.tree_size === 0 ? 'The ledger is empty: nothing has changed in this registry yet. Each registration, update, status change and key event will appear here.' : `No entry at or after leaf index ${start ?? 0}; the ledger has ${entries.body.tree_size}.`}<//>`
-            : html`<${EntryTable} entries=${entries.body.entries} />`}
+            : html`<${EntryTable} entries=${entries.body.entries} names=${names} />`}
         ${entries.ok && html`<${Pager} next=${entries.body.next_cursor} first=${!cursor && !start} href=${href} label="Ledger entries" />`}
       <//>
     `,
   );
 }
 
-function EntryTable({ entries }: { entries: readonly LedgerEntry[] }): View {
+function EntryTable({ entries, names }: { entries: readonly LedgerEntry[]; names: ReadonlyMap<string, string> }): View {
   const parsed = entries.map((entry) => ({ entry, content: parseLeaf(entry.leaf) }));
-  const names = new Map<string, string>();
-  for (const { content } of parsed) {
-    const name = nameIn(content);
-    if (name && typeof content?.subject === 'string') names.set(content.subject, name);
-  }
   return html`<div class="table-wrap"><table>
     <caption class="muted small">In leaf order (commit order). Select "Check inclusion" to prove an entry is in the signed tree.</caption>
     <thead><tr><th scope="col" class="num">Leaf</th><th scope="col" class="num hide-narrow">Seq</th><th scope="col">Type</th><th scope="col">Subject</th><th scope="col" class="hide-narrow">Time</th><th scope="col" class="hide-narrow">Leaf hash</th><th scope="col">Proof</th></tr></thead>
@@ -246,7 +244,7 @@ async function entryPage(request: FastifyRequest, reply: FastifyReply, index: nu
   if (!entry) {
     return sendPage(request, reply, { page: 'audit', title, status: 404 }, html`${back}<p role="alert">There is no entry at leaf index ${index}: the ledger has ${page.ok ? count(page.body.tree_size) : 'no'} entries, numbered from 0.</p>`);
   }
-  const head = await checkHead(registry, jwks, sth);
+  const [head, names] = await Promise.all([checkHead(registry, jwks, sth), namesFor(registry, [entry.leaf])]);
   const content = parseLeaf(entry.leaf);
   const leafHash = hashLeaf(new TextEncoder().encode(entry.leaf));
   const leafHex = toHex(leafHash);
@@ -334,7 +332,7 @@ async function entryPage(request: FastifyRequest, reply: FastifyReply, index: nu
               ['Leaf index', String(entry.leaf_index)],
               ['Event seq', String(entry.seq)],
               ['Type', typeof content?.type === 'string' ? html`<code>${content.type}</code>` : html`<span class="muted">unreadable</span>`],
-              ['Subject', html`<${Subject} content=${content} />`],
+              ['Subject', html`<${Subject} content=${content} names=${names} />`],
               ['Time', typeof content?.occurred_at === 'string' ? html`<${Time} at=${content.occurred_at} />` : '—'],
             ]} />
             <p class="small">Its text (canonical JSON; these exact UTF-8 bytes are what the tree commits to):</p>

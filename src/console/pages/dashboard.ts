@@ -1,17 +1,17 @@
 /**
  * `/dashboard`: what an operator looks at first. Agents by status, endpoint health now and over the
- * last day, this registry instance's request and error rates over the last hour, the open alerts and
- * the most recent changes. Everything comes from `GET /v1/admin/overview`, `GET /v1/events` and the
+ * last day, this registry instance's request and error rates over the last hour, charts of both over
+ * the range a person picks (dashboard-charts.ts), the open alerts and the most recent changes. Everything comes from `GET /v1/admin/overview`, `GET /v1/events` and the
  * alert rules (../alerts/alert-rules.ts); the sections follow the registry live.
  */
 import type { FastifyInstance } from 'fastify';
 import { currentAlerts } from '../alerts/alert-cache.ts';
 import { html } from '../views/html.ts';
-import { BarChart, Badge, Empty, Problem, Section, Time, count, percent } from '../views/parts.ts';
+import { Badge, Empty, Problem, Section, Time, count, percent } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { credentialRefused, failureStatus, selfUrl, signInAgain } from './page-kit.ts';
-
-const hourLabel = (at: string) => `${at.slice(11, 16)} UTC`;
+import { agentNames, SubjectName } from './agent-names.ts';
+import { chartRangeOf, DashboardCharts } from './dashboard-charts.ts';
+import { credentialRefused, failureStatus, selfUrl, signInAgain, text } from './page-kit.ts';
 
 export function registerDashboardPage(app: FastifyInstance): void {
   app.get('/dashboard', async (request, reply) => {
@@ -21,6 +21,7 @@ export function registerDashboardPage(app: FastifyInstance): void {
       currentAlerts(request.registry),
     ]);
     if (credentialRefused(request, overview, recent)) return signInAgain(request, reply);
+    const names = recent.ok ? await agentNames(request.registry, recent.body.events.map((event) => event.subject)) : new Map<string, string>();
     const live = selfUrl(request);
     if (!overview.ok) {
       return sendPage(request, reply, { page: 'dashboard', title: 'Dashboard', live: true, status: failureStatus(overview) }, html`
@@ -74,42 +75,23 @@ export function registerDashboardPage(app: FastifyInstance): void {
           <//>
         </div>
         <${Section} id="dash-charts" title="Over time" live=${live}>
-          <div class="cols">
-            <${BarChart} id="traffic-chart" caption="Requests per minute, last hour" unit="requests"
-              labels=${minutes.map((minute) => `${minute.at.slice(11, 16)} UTC`)}
-              series=${[
-                { name: 'answered 2xx/3xx', className: 'fill-ok', values: minutes.map((minute) => minute.requests - minute.client_errors - minute.server_errors) },
-                { name: '4xx', className: 'fill-warn', values: minutes.map((minute) => minute.client_errors) },
-                { name: '5xx', className: 'fill-bad', values: minutes.map((minute) => minute.server_errors) },
-              ]} />
-            <${BarChart} id="health-chart" caption="Endpoint health each hour, last day" unit="endpoints"
-              labels=${o.health_history.map((point) => hourLabel(point.at))}
-              series=${[
-                { name: 'healthy', className: 'fill-ok', values: o.health_history.map((point) => point.healthy) },
-                { name: 'down', className: 'fill-bad', values: o.health_history.map((point) => point.down) },
-                { name: 'not probed', className: 'fill-neutral', values: o.health_history.map((point) => point.unknown) },
-              ]} />
-          </div>
+          <${DashboardCharts} overview=${o} range=${chartRangeOf(text((request.query as { range?: unknown }).range))} now=${Date.parse(o.generated_at)} />
         <//>
         <${Section} id="dash-recent" title="Recent changes" live=${live}>
           ${!recent.ok
             ? html`<${Problem} envelope=${recent.envelope} status=${recent.status} />`
             : recent.body.events.length === 0
               ? html`<${Empty}>Nothing has changed yet.<//>`
-              : html`<div class="table-wrap"><table>
+              : html`<div class="table-wrap"><table id="recent-changes" class="stack-narrow">
                   <thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">Subject</th></tr></thead>
                   <tbody>${recent.body.events.map((event) => html`<tr>
-                    <td><${Time} at=${event.occurred_at} /></td>
-                    <td><code>${event.type}</code></td>
-                    <td>${event.subject.includes('/agents/') ? html`<a href=${`/agents/${event.subject.slice(event.subject.lastIndexOf('/') + 1)}`}>${agentName(event.data as Record<string, unknown>) ?? event.subject}</a>` : html`<code>${event.subject}</code>`}</td>
+                    <td data-label="When"><${Time} at=${event.occurred_at} /></td>
+                    <td data-label="Change"><code>${event.type}</code></td>
+                    <td data-label="Subject"><${SubjectName} subject=${event.subject} name=${names.get(event.subject)} /></td>
                   </tr>`)}</tbody>
                 </table></div>`}
         <//>
       `,
     );
   });
-}
-
-function agentName(data: Record<string, unknown>): string | undefined {
-  return typeof data.display_name === 'string' ? data.display_name : undefined;
 }

@@ -11,15 +11,13 @@ import { WARD_VERSION } from '../../core/version.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Problem, Section, Time, count, duration, ms, percent } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { readGatewayHealth, type GatewayAgent, type GatewayHealth } from './diagnostics-gateway.ts';
+import { GATEWAY_STATE_BADGE, GatewayUnreachable, readGatewayHealth, type GatewayAgent, type GatewayHealth } from './gateway-reads.ts';
 import type { PageDeps } from './index.ts';
 import { credentialRefused, pageStatus, selfUrl, signInAgain } from './page-kit.ts';
 
 /** The gateway's health is a local read; a gateway that takes longer than this is as good as down. */
 const GATEWAY_TIMEOUT_MS = 3_000;
 
-/** How each gateway agent state reads as a badge (the word stays the gateway's). */
-const AGENT_STATE_BADGE: Record<string, string> = { running: 'ok', starting: 'pending', stopping: 'pending', backoff: 'warning', failed: 'failed' };
 
 export function registerDiagnosticsPage(app: FastifyInstance, deps: PageDeps): void {
   const { config } = deps;
@@ -153,13 +151,7 @@ function RegistrySections({ diagnostics, newest, live, now }: RegistryFacts): Vi
 }
 
 function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
-  if (!gateway.ok) {
-    return html`<div class="problem" role="alert" id="gateway-unreachable">
-      <p class="problem-title"><strong>The gateway could not be reached at <code>${gateway.url}</code></strong></p>
-      <p>${gateway.reason}.</p>
-      <p>Mesh agents start through the gateway, so none can be called until it answers. Check that it runs (<code>ward gateway</code>, or <code>ward start</code>) and that the console's <code>GATEWAY_URL</code> names it.</p>
-    </div>`;
-  }
+  if (!gateway.ok) return GatewayUnreachable({ id: 'gateway-unreachable', url: gateway.url, reason: gateway.reason });
   return html`
     <${Facts} items=${[
       ['Address', html`<code>${gateway.url}</code>`],
@@ -168,9 +160,10 @@ function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
       ['Uptime', gateway.uptimeS === null ? '—' : duration(gateway.uptimeS)],
     ]} />
     <h3>Agents</h3>
+    <p class="small">Their tasks, uptime and ports: the <a href="/mesh">Mesh</a> page.</p>
     ${gateway.agents.length === 0
       ? html`<${Empty}>The gateway's manifest lists no agent.<//>`
-      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Gateway agents table"><table id="gateway-agents">
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Gateway agents table"><table id="gateway-agents" class="stack-narrow">
           <caption class="muted small">Agents start when first called and stop after their idle timeout; a stopped agent is normal.</caption>
           <thead><tr><th scope="col">Alias</th><th scope="col">State</th><th scope="col" class="num">PID</th><th scope="col" class="num">Restarts</th><th scope="col">Running since</th><th scope="col">Last error</th></tr></thead>
           <tbody>${gateway.agents.map((agent) => AgentRow({ agent }))}</tbody>
@@ -180,12 +173,12 @@ function GatewaySection({ gateway }: { gateway: GatewayHealth }): View {
 
 function AgentRow({ agent }: { agent: GatewayAgent }): View {
   return html`<tr data-alias=${agent.alias}>
-    <th scope="row"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}</th>
-    <td><${Badge} state=${AGENT_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} /></td>
-    <td class="num">${agent.pid ?? html`<span class="muted">—</span>`}</td>
-    <td class="num">${agent.restarts}</td>
-    <td>${agent.running_since ? html`<${Time} at=${agent.running_since} />` : html`<span class="muted">not running</span>`}</td>
-    <td>${agent.last_error
+    <th scope="row" data-label="Alias"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}</th>
+    <td data-label="State"><${Badge} state=${GATEWAY_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} /></td>
+    <td data-label="PID" class="num">${agent.pid ?? html`<span class="muted">—</span>`}</td>
+    <td data-label="Restarts" class="num">${agent.restarts}</td>
+    <td data-label="Running since">${agent.running_since ? html`<${Time} at=${agent.running_since} />` : html`<span class="muted">not running</span>`}</td>
+    <td data-label="Last error">${agent.last_error
       ? html`<span class="small">${agent.last_error}</span>${agent.last_exit ? html`<br /><span class="small muted">exit ${agent.last_exit.code ?? agent.last_exit.signal ?? '?'} at <${Time} at=${agent.last_exit.at} /></span>` : ''}`
       : html`<span class="muted">none</span>`}</td>
   </tr>`;

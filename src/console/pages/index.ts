@@ -7,16 +7,18 @@ import { registerAuditPage } from './audit.ts';
 import { registerDashboardPage } from './dashboard.ts';
 import { registerDiagnosticsPage } from './diagnostics.ts';
 import { registerFederationPage } from './federation.ts';
+import { registerMeshPage } from './mesh.ts';
 import { registerRoutingPage } from './routing.ts';
 import { registerSettingsPage } from './settings.ts';
 import { registerTrustPage } from './trust.ts';
 
 export type PageDeps = { config: ConsoleConfig };
 
-/** The nine pages of contract §12, one file each. */
+/** The ten pages (contract §12's nine and the mesh page), one file each. */
 export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerDashboardPage(app);
   registerAgentPages(app);
+  registerMeshPage(app, deps);
   registerTrustPage(app);
   registerFederationPage(app);
   registerRoutingPage(app);

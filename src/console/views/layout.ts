@@ -1,6 +1,6 @@
 /**
  * The frame of every console page: a skip link, the banner with who is signed in, the navigation
- * between the nine pages, and one `<main>` with the page's heading. Landmarks and labels are stable,
+ * between the ten pages, and one `<main>` with the page's heading. Landmarks and labels are stable,
  * so a person with a screen reader and a computer-use model find the same things in the same places.
  * The development and persona notices are named sections (region landmarks): nothing sits outside one.
  */
@@ -11,6 +11,7 @@ import { LiveRefreshers } from './live-sections.ts';
 export const PAGES = [
   ['dashboard', 'Dashboard'],
   ['agents', 'Agents'],
+  ['mesh', 'Mesh'],
   ['trust', 'Trust'],
   ['federation', 'Federation'],
   ['routing', 'Routing'],
@@ -34,7 +35,7 @@ export type Viewer = {
 };
 
 export type Frame = {
-  /** Which of the nine pages this is (highlighted in the navigation), if any. */
+  /** Which of the ten pages this is (highlighted in the navigation), if any. */
   page?: PageName | undefined;
   title: string;
   viewer?: Viewer | undefined;

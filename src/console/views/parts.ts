@@ -1,7 +1,7 @@
 /**
  * The small pieces every console page is made of: times, numbers with units, status badges, problem
- * and empty states, pagination, live sections and charts. Pages compose these; nothing here knows
- * about a particular page.
+ * and empty states, pagination and live sections (charts: time-chart.ts). Pages compose these;
+ * nothing here knows about a particular page.
  */
 import type { AnswerEnvelope } from '../../client/registry-answer.ts';
 import { html, type View } from './html.ts';
@@ -99,46 +99,4 @@ export function Pager({ next, first, href, label }: { next: string | null; first
 /** Definition list of label/value pairs. */
 export function Facts({ items }: { items: ReadonlyArray<readonly [string, View]> }): View {
   return html`<dl class="facts">${items.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`;
-}
-
-export type ChartSeries = { name: string; className: string; values: readonly number[] };
-
-/**
- * A stacked bar chart as inline SVG, one bar per label, for a person who would rather look than read;
- * the same numbers follow in a table for everyone else (and for screen readers).
- */
-export function BarChart({ id, caption, labels, series, unit }: { id: string; caption: string; labels: readonly string[]; series: readonly ChartSeries[]; unit: string }): View {
-  const width = 720;
-  const height = 160;
-  const totals = labels.map((_, index) => series.reduce((sum, s) => sum + (s.values[index] ?? 0), 0));
-  const max = Math.max(1, ...totals);
-  const slot = width / Math.max(1, labels.length);
-  const bar = Math.max(1, slot * 0.8);
-  const bars = labels.flatMap((label, index) => {
-    let y = height;
-    return series.map((s) => {
-      const value = s.values[index] ?? 0;
-      const h = (value / max) * (height - 4);
-      y -= h;
-      return value > 0 ? html`<rect class=${s.className} x=${(index * slot + (slot - bar) / 2).toFixed(1)} y=${y.toFixed(1)} width=${bar.toFixed(1)} height=${h.toFixed(1)}><title>${`${label}: ${value} ${unit} ${s.name}`}</title></rect>` : null;
-    });
-  });
-  const summary = `${caption}: ${series.map((s) => `${s.values.reduce((a, b) => a + b, 0)} ${s.name}`).join(', ')} over ${labels.length} intervals, at most ${max} ${unit} in one.`;
-  return html`<figure class="chart">
-    <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-labelledby=${`${id}-caption`} preserveAspectRatio="none">
-      <line class="chart-axis" x1="0" y1=${height - 0.5} x2=${width} y2=${height - 0.5}></line>
-      ${bars}
-    </svg>
-    <figcaption id=${`${id}-caption`}>
-      ${summary}
-      <span class="legend">${series.map((s) => html`<span class="legend-item"><span class=${`swatch ${s.className}`} aria-hidden="true"></span>${s.name}</span>`)}</span>
-    </figcaption>
-    <details>
-      <summary>Show the numbers</summary>
-      <table>
-        <thead><tr><th scope="col">Interval</th>${series.map((s) => html`<th scope="col">${s.name} (${unit})</th>`)}</tr></thead>
-        <tbody>${labels.map((label, index) => html`<tr><td>${label}</td>${series.map((s) => html`<td class="num">${s.values[index] ?? 0}</td>`)}</tr>`)}</tbody>
-      </table>
-    </details>
-  </figure>`;
 }

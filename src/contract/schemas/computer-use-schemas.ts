@@ -24,7 +24,7 @@ export const ScreenshotParams = Type.Object({ ...SessionIdParams.properties, tur
 
 export const ScreenshotQuery = Type.Object(
   {
-    page: StringEnum(CONSOLE_PAGES, { description: 'One of the nine console pages' }),
+    page: StringEnum(CONSOLE_PAGES, { description: 'One of the ten console pages' }),
     base_url: Type.Optional({ ...Url, description: "The console's address; default its own origin (CONSOLE_URL)" }),
   },
   { additionalProperties: false },

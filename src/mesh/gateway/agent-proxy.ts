@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -93,8 +93,10 @@ export type AgentExchange = {
   readonly onStream: () => () => void;
   /** The agent could not be reached or did not answer in time, and the caller is still there: answer it. */
   readonly onUnreachable: (error: Error) => void;
-  /** The exchange is over (answered, failed, or the caller gone). */
-  readonly onEnd: () => void;
+  /** Sees each chunk of the agent's answer as it passes (the gateway's task log reads the task state). */
+  readonly onChunk?: (chunk: Buffer) => void;
+  /** The exchange is over: answered (`finished`), failed, or the caller gone (not `finished`). */
+  readonly onEnd: (finished: boolean) => void;
 };
 
 /** POSTs the caller's request to the agent and sends its answer on; returns the reply, as a handler does. */
@@ -102,7 +104,7 @@ export function forwardToAgent(reply: FastifyReply, exchange: AgentExchange): Fa
   const gone = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort();
-    exchange.onEnd();
+    exchange.onEnd(reply.raw.writableFinished);
   });
   const { body } = exchange;
   return callerGone.run(gone.signal, () =>
@@ -113,7 +115,7 @@ export function forwardToAgent(reply: FastifyReply, exchange: AgentExchange): Fa
       contentType: 'application/octet-stream',
       rewriteRequestHeaders: () => ({ ...exchange.headers, 'content-length': String(body.length) }),
       rewriteHeaders: (headers) => pickHeaders(headers as IncomingHttpHeaders, FORWARDED_RESPONSE_HEADERS),
-      onResponse: (_request, _reply, response) => sendAnswer(reply, response.stream, exchange.onStream),
+      onResponse: (_request, _reply, response) => sendAnswer(reply, response.stream, exchange),
       onError: (_reply, { error }) => {
         if (!reply.raw.destroyed) exchange.onUnreachable(error);
       },
@@ -122,7 +124,7 @@ export function forwardToAgent(reply: FastifyReply, exchange: AgentExchange): Fa
 }
 
 /** Sends the agent's answer on: an event stream's headers at once, and a broken answer breaks the caller's connection too. */
-function sendAnswer(reply: FastifyReply, answer: Readable, onStream: () => () => void): void {
+function sendAnswer(reply: FastifyReply, answer: Readable, exchange: Pick<AgentExchange, 'onStream' | 'onChunk'>): void {
   if (reply.raw.destroyed) {
     // The caller left while the agent worked; nothing is sent, and the agent's answer is dropped.
     answer.destroy();
@@ -131,7 +133,19 @@ function sendAnswer(reply: FastifyReply, answer: Readable, onStream: () => () =>
   // An agent that dies mid-answer drops the caller's connection too, so the caller resumes.
   answer.once('error', () => reply.raw.destroy());
   const isStream = String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream');
-  if (isStream) answer.once('close', onStream());
-  reply.send(answer);
+  if (isStream) answer.once('close', exchange.onStream());
+  reply.send(exchange.onChunk ? tapped(answer, exchange.onChunk) : answer);
   if (isStream) reply.raw.flushHeaders();
+}
+
+/** `answer` passed through unchanged, each chunk shown to `onChunk` on the way; closing the copy closes the answer. */
+function tapped(answer: Readable, onChunk: (chunk: Buffer) => void): Readable {
+  const copy = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      onChunk(chunk);
+      done(null, chunk);
+    },
+  });
+  copy.once('close', () => answer.destroy());
+  return answer.pipe(copy);
 }

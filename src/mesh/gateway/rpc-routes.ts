@@ -15,6 +15,7 @@ import { nextTraceparent } from '../runtime/trace-context.ts';
 import type { AgentFleet } from './agent-fleet.ts';
 import { agentRequestHeaders, forwardToAgent } from './agent-proxy.ts';
 import { answerJson, decodeBody, errorsFor, gatewayErrorObject, plainHttpStatus } from './gateway-errors.ts';
+import { methodOf, type TaskLog } from './task-log.ts';
 
 type AliasRequest = FastifyRequest<{ Params: { alias: string } }>;
 
@@ -35,7 +36,7 @@ async function ensureAgent(fleet: AgentFleet, request: FastifyRequest, reply: Fa
 }
 
 /** `POST /rpc/{alias}`: the checks the gateway makes itself, in order, then the exchange with the agent. */
-async function forwardRpc(app: FastifyInstance, config: MeshConfig, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function forwardRpc(app: FastifyInstance, config: MeshConfig, taskLog: TaskLog, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
   const fleet = app.meshFleet;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   try {
@@ -53,10 +54,12 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, request: Ali
     const findings = [...scanHeadersForPhi(request.headers), ...(value === undefined ? [] : scanForPhi(value))];
     if (findings.length > 0) return answerJson(reply, 200, errorsFor(value, meshErrorObject('PHI_DETECTED', undefined, { findings })));
   }
+  const recorder = taskLog.begin(alias, methodOf(body));
   let url: string;
   try {
     url = await ensureAgent(fleet, request, reply, alias);
   } catch (error) {
+    recorder.end('unreachable');
     return answerJson(reply, 200, errorsFor(decoded(), gatewayErrorObject(app.log, error)));
   }
   const agent = fleet.get(alias);
@@ -64,12 +67,20 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, request: Ali
     url,
     headers: agentRequestHeaders(request, nextTraceparent(firstHeader(request.headers, 'traceparent'))),
     body,
-    onStream: () => agent.holdStream(),
+    onStream: () => {
+      recorder.streamed();
+      return agent.holdStream();
+    },
+    onChunk: (chunk) => recorder.observe(chunk),
     onUnreachable: (error) => {
+      recorder.end('unreachable');
       request.log.warn({ alias, err: error }, 'agent unreachable');
       answerJson(reply, 200, errorsFor(decoded(), meshErrorObject('AGENT_UNAVAILABLE', 'The agent did not answer.', { alias })));
     },
-    onEnd: () => agent.touch(),
+    onEnd: (finished) => {
+      agent.touch();
+      recorder.end(finished ? 'answered' : 'abandoned');
+    },
   });
 }
 
@@ -91,9 +102,9 @@ async function serveCard(app: FastifyInstance, config: MeshConfig, request: Alia
   }
 }
 
-/** Registers the JSON-RPC routes and the card on the gateway app. */
-export function registerRpcRoutes(app: FastifyInstance, config: MeshConfig): void {
-  const rpc = (request: AliasRequest, reply: FastifyReply) => forwardRpc(app, config, request, reply);
+/** Registers the JSON-RPC routes and the card on the gateway app; each forwarded exchange goes into `taskLog`. */
+export function registerRpcRoutes(app: FastifyInstance, config: MeshConfig, taskLog: TaskLog): void {
+  const rpc = (request: AliasRequest, reply: FastifyReply) => forwardRpc(app, config, taskLog, request, reply);
   // `/rpc/<alias>/` is the URL registered and advised: A2A clients find the card relative to it.
   app.post<{ Params: { alias: string } }>('/rpc/:alias', rpc);
   app.post<{ Params: { alias: string } }>('/rpc/:alias/', rpc);

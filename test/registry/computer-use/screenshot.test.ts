@@ -1,6 +1,6 @@
 /**
  * `GET /v1/admin/computer-use/screenshot` against a real registry and the real console, in Debian's
- * Chromium: a PNG of each of the nine pages; the console's sign-in passed with the caller's own key;
+ * Chromium: a PNG of each of the ten pages; the console's sign-in passed with the caller's own key;
  * origins outside the allowed list refused; a missing browser is a 503 naming it. And the browser's
  * origin filter: a page that reaches for another origin gets nothing from it.
  */
@@ -25,7 +25,7 @@ async function listen(server: Server): Promise<string> {
 }
 
 describe('computer use: screenshot of a console page', NEEDS_CHROMIUM, () => {
-  test('each of the nine pages as a 1280×800 PNG; refused origins, pages and scopes', async (t) => {
+  test('each console page as a 1280×800 PNG; refused origins, pages and scopes', async (t) => {
     const scope = testScope(t);
     const [registry] = await startRegistries(scope, 'sqlite');
     assert.ok(registry);
