@@ -5,6 +5,7 @@
  * bounded by a timeout, and they never throw: whatever happens is an answer the page can show —
  * including a gateway that did not answer ({@link GatewayUnreachable}).
  */
+import type { GatewayAgentStatus, GatewayTaskStatus } from '../../contract/gateway-status.ts';
 import { html, type View } from '../views/html.ts';
 
 /** A gateway that did not answer, said so with its address and the reason, and what to check. */
@@ -19,24 +20,8 @@ export function GatewayUnreachable({ id, url, reason }: { id: string; url: strin
 /** How each gateway agent state reads as a badge (the word stays the gateway's). */
 export const GATEWAY_STATE_BADGE: Readonly<Record<string, string>> = { running: 'ok', starting: 'pending', stopping: 'pending', backoff: 'warning', failed: 'failed' };
 
-/** One agent as the gateway's `/health` lists it (src/mesh/gateway/agent-process.ts, the fields shown). */
-export type GatewayAgent = {
-  alias: string;
-  state: string;
-  pid: number | null;
-  last_pid: number | null;
-  /** Hidden by the gateway in production. */
-  port: number | null;
-  starts: number;
-  restarts: number;
-  consecutive_failures: number;
-  running_since: string | null;
-  last_start_at: string | null;
-  last_exit: { code: number | null; signal: string | null; at: string } | null;
-  last_error: string | null;
-  last_used_at: string | null;
-  dependencies: string[];
-};
+/** One agent as the gateway's `/health` lists it. */
+export type GatewayAgent = GatewayAgentStatus & { dependencies: string[] };
 
 export type GatewayHealth =
   | { ok: true; url: string; status: string; version: string | null; uptimeS: number | null; agents: GatewayAgent[] }
@@ -82,16 +67,8 @@ export async function readGatewayHealth(gatewayUrl: string, timeoutMs: number): 
   };
 }
 
-/** One exchange the gateway forwarded, as its `GET /tasks` lists it (src/mesh/gateway/task-log.ts). */
-export type GatewayTask = {
-  alias: string;
-  method: string;
-  state: string;
-  streamed: boolean;
-  started_at: string;
-  ended_at: string | null;
-  duration_ms: number;
-};
+/** One exchange the gateway forwarded, as its `GET /tasks` lists it. */
+export type GatewayTask = GatewayTaskStatus;
 
 export type GatewayTasks = { ok: true; inFlight: GatewayTask[]; recent: GatewayTask[]; kept: number } | { ok: false; reason: string };
 

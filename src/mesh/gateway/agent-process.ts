@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { GatewayAgentStatus } from '../../contract/gateway-status.ts';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
@@ -25,22 +26,9 @@ export type AgentProcessOptions = {
   readonly onEvent?: (event: { alias: string; state: AgentProcessState; detail?: Record<string, unknown> }) => void;
 };
 
-/** What `/health` shows about one agent. */
-export type AgentProcessSnapshot = {
-  alias: string;
+/** What `/health` shows about one agent: the wire shape, and what the gateway keeps besides. */
+export type AgentProcessSnapshot = GatewayAgentStatus & {
   state: AgentProcessState;
-  pid: number | null;
-  /** The most recent child's pid, also after it exited. */
-  last_pid: number | null;
-  port: number | null;
-  starts: number;
-  restarts: number;
-  consecutive_failures: number;
-  last_start_at: string | null;
-  running_since: string | null;
-  last_exit: { code: number | null; signal: string | null; at: string } | null;
-  last_error: string | null;
-  last_used_at: string | null;
   active_streams: number;
   log_file: string;
   log_tail: string[];

@@ -5,6 +5,7 @@
  * restart forgets them, and each gateway counts its own. Served by `GET /tasks` (task-route.ts) for
  * the console's mesh page. No Fastify here.
  */
+import type { GatewayTaskStatus } from '../../contract/gateway-status.ts';
 import type { Clock } from '../../core/clock.ts';
 
 /** Exchanges that ended, newest kept. */
@@ -25,17 +26,7 @@ const CARRY_CHARS = 48;
  */
 export type ExchangeOutcome = 'answered' | 'error' | 'unreachable' | 'abandoned';
 
-export type ExchangeView = {
-  alias: string;
-  method: string;
-  /** `in_flight` until it ends; then the last task state the answer reported, else its outcome. */
-  state: string;
-  streamed: boolean;
-  started_at: string;
-  ended_at: string | null;
-  /** So far, while in flight. */
-  duration_ms: number;
-};
+export type ExchangeView = GatewayTaskStatus;
 
 export type TaskLogSnapshot = {
   in_flight: ExchangeView[];
