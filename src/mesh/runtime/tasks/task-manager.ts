@@ -47,13 +47,19 @@ export class TaskManager {
     for (const event of events) for (const listener of this.#listeners.get(event.task_id) ?? []) listener(event);
   }
 
-  #statusEvent(task: TaskRecord): TaskEventBody {
-    return { type: 'status', status: task.status, final: endsStream(task.status.state) };
+  /** `turnOver`: a `working` task whose turn ended (an executor's `working` outcome) ends streams too. */
+  #statusEvent(task: TaskRecord, turnOver = false): TaskEventBody {
+    return { type: 'status', status: task.status, final: turnOver || endsStream(task.status.state) };
   }
 
-  #save(task: TaskRecord, extra: readonly TaskEventBody[] = []): TaskRecord {
-    this.#publish(this.#options.store.update(task, [...extra, this.#statusEvent(task)]));
+  #save(task: TaskRecord, extra: readonly TaskEventBody[] = [], turnOver = false): TaskRecord {
+    this.#publish(this.#options.store.update(task, [...extra, this.#statusEvent(task, turnOver)]));
     return task;
+  }
+
+  /** Whether the task takes the caller's message now: waiting for input, or open with no turn running. */
+  #takesMessage(task: TaskRecord): boolean {
+    return task.status.state === 'input-required' || (task.status.state === 'working' && !this.#running.has(task.task_id));
   }
 
   #agentMessage(task: TaskRecord, content: string | readonly Part[]): MeshMessage {
@@ -68,6 +74,11 @@ export class TaskManager {
     return task;
   }
 
+  /** Every task `caller` sent, most recently changed first (A2A 1.0 `ListTasks`). */
+  list(caller: string): TaskRecord[] {
+    return this.#options.store.listBySender(caller);
+  }
+
   /**
    * `tasks/send`: a new task (state `submitted`, work starts right after this returns), or the
    * caller's answer to a task in `input-required` (state `working`).
@@ -77,14 +88,16 @@ export class TaskManager {
     const existing = input.task_id === undefined ? undefined : this.#options.store.get(input.task_id);
     if (existing) {
       if (existing.sender !== sender) throw new MeshRpcError('VALIDATION_ERROR', 'task_id is already in use');
-      if (existing.status.state !== 'input-required') {
+      if (!this.#takesMessage(existing)) {
         throw new MeshRpcError('VALIDATION_ERROR', 'The task is not waiting for input.', {
           reason: 'task_not_awaiting_input',
           state: existing.status.state,
         });
       }
       const message = this.#callerMessage(input.message, existing);
-      const working = moveTask({ ...existing, history: [...existing.history, message] }, 'working', this.#now());
+      const answered = { ...existing, history: [...existing.history, message] };
+      const working =
+        existing.status.state === 'working' ? { ...answered, status: { state: 'working' as const, timestamp: this.#now() }, updated_at: this.#now() } : moveTask(answered, 'working', this.#now());
       this.#save(working);
       this.#startTurn(working, message, call);
       return working;
@@ -171,6 +184,13 @@ export class TaskManager {
     const withArtifacts = outcome.state === 'completed' && outcome.artifacts ? this.#withArtifacts(current, outcome.artifacts) : undefined;
     const base = withArtifacts?.task ?? current;
     const reply = outcome.message === undefined ? undefined : this.#agentMessage(base, outcome.message);
+    if (outcome.state === 'working') {
+      const now = this.#now();
+      const open = { ...base, status: reply ? { state: 'working' as const, timestamp: now, message: reply } : { state: 'working' as const, timestamp: now }, history: reply ? [...base.history, reply] : base.history, updated_at: now };
+      // The turn's entry leaves #running only after this returns; the task takes a message once it has.
+      this.#save(open, [], true);
+      return;
+    }
     this.#save(moveTask(base, outcome.state, this.#now(), reply), withArtifacts?.events ?? []);
   }
 
