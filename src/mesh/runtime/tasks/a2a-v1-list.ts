@@ -28,32 +28,34 @@ export type ListTasksRequestV1 = Static<typeof ListTasksRequestV1>;
 
 const invalid = (pointer: string, reason: string) => new MeshRpcError('VALIDATION_ERROR', undefined, { errors: [{ pointer, reason }] });
 
-/** Where a page starts: after the task with this status timestamp and id, in the list's order. */
-type Cursor = { readonly t: string; readonly id: string };
+/** Where a page starts: after the task with these keys, in the list's order. */
+type Cursor = { readonly t: string; readonly c: string; readonly id: string };
+
+/** The sort keys of a task: status time, then creation time, then id (a total order, so a cursor is exact). */
+const keysOf = (task: TaskRecord): Cursor => ({ t: task.status.timestamp, c: task.created_at, id: task.task_id });
 
 function encodeCursor(task: TaskRecord): string {
-  return Buffer.from(JSON.stringify({ t: task.status.timestamp, id: task.task_id } satisfies Cursor)).toString('base64url');
+  return Buffer.from(JSON.stringify(keysOf(task))).toString('base64url');
 }
 
 function decodeCursor(token: string): Cursor {
   try {
     const value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<Cursor>;
-    if (typeof value.t === 'string' && typeof value.id === 'string') return { t: value.t, id: value.id };
+    if (typeof value.t === 'string' && typeof value.c === 'string' && typeof value.id === 'string') return { t: value.t, c: value.c, id: value.id };
   } catch {
     // Answered below.
   }
   throw invalid('/pageToken', 'not a page token this agent gave out');
 }
 
-/** Most recent status first; the id breaks ties, so the order is total and a cursor is exact. */
-function byRecency(a: TaskRecord, b: TaskRecord): number {
-  if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1;
-  return a.task_id < b.task_id ? 1 : a.task_id > b.task_id ? -1 : 0;
+/** Negative when `a` comes first: the most recent status first (§3.1.4), then the most recently created. */
+function compareKeys(a: Cursor, b: Cursor): number {
+  for (const key of ['t', 'c', 'id'] as const) if (a[key] !== b[key]) return a[key] < b[key] ? 1 : -1;
+  return 0;
 }
 
-function after(task: TaskRecord, cursor: Cursor): boolean {
-  return task.status.timestamp < cursor.t || (task.status.timestamp === cursor.t && task.task_id < cursor.id);
-}
+const byRecency = (a: TaskRecord, b: TaskRecord): number => compareKeys(keysOf(a), keysOf(b));
+const after = (task: TaskRecord, cursor: Cursor): boolean => compareKeys(keysOf(task), cursor) > 0;
 
 function filterOf(request: ListTasksRequestV1): (task: TaskRecord) => boolean {
   const state = request.status === undefined || request.status === '' || request.status === 'TASK_STATE_UNSPECIFIED' ? undefined : STATE_FROM_V1[request.status];
