@@ -10,6 +10,7 @@ import {
   SendMessageRequestV1,
   TaskIdRequestV1,
   asA2aV1Error,
+  pushNotificationNotSupported,
   sendParamsFromV1,
   unsupportedOperation,
   streamUpdateToV1,
@@ -61,8 +62,19 @@ async function* v1Stream(task: TaskRecord, updates: AsyncIterable<RpcStreamItem>
   for await (const item of updates) yield { ...item, result: streamUpdateToV1(item.result) };
 }
 
+/** 1.0's push-notification config methods (§9.4.7): the agent has none to configure (§3.1.7: PushNotificationNotSupportedError). */
+const PUSH_CONFIG_METHODS = ['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig'];
+
 export function a2aV1Methods(manager: TaskManager): Map<string, RpcMethod<RuntimeCallContext>> {
   return new Map<string, RpcMethod<RuntimeCallContext>>([
+    ...PUSH_CONFIG_METHODS.map((name): [string, RpcMethod<RuntimeCallContext>] => [
+      name,
+      {
+        handle: () => {
+          throw pushNotificationNotSupported();
+        },
+      },
+    ]),
     [
       'SendMessage',
       {

@@ -189,12 +189,18 @@ class A2aV1Error extends MeshRpcError {
   }
 }
 
-/** A2A 1.0's `UnsupportedOperationError` (§5.4). */
-export const A2A_UNSUPPORTED_OPERATION = -32004;
+/** A2A 1.0's own error codes that Ward answers with (§5.4). */
+export const A2A_V1_CODES = { PUSH_NOTIFICATION_NOT_SUPPORTED: -32003, UNSUPPORTED_OPERATION: -32004 } as const;
 
 /** An operation 1.0 answers with `UnsupportedOperationError` (-32004), e.g. a message to a finished task. */
 export function unsupportedOperation(message: string, data: unknown): MeshRpcError {
-  return new A2aV1Error(new MeshRpcError('VALIDATION_ERROR', message, data), A2A_UNSUPPORTED_OPERATION);
+  return new A2aV1Error(new MeshRpcError('VALIDATION_ERROR', message, data), A2A_V1_CODES.UNSUPPORTED_OPERATION);
+}
+
+/** 1.0's `PushNotificationNotSupportedError` (-32003): the card says `pushNotifications: false`. */
+export function pushNotificationNotSupported(): MeshRpcError {
+  const message = 'Push notifications are not supported (the card says pushNotifications: false).';
+  return new A2aV1Error(new MeshRpcError('VALIDATION_ERROR', message), A2A_V1_CODES.PUSH_NOTIFICATION_NOT_SUPPORTED);
 }
 
 /**

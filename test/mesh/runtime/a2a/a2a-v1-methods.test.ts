@@ -145,6 +145,14 @@ describe('A2A 1.0 error codes and streams', () => {
     });
   }
 
+  test('the push-notification config methods are PushNotificationNotSupportedError (-32003): the card says pushNotifications: false', async (t) => {
+    const { url } = await listenAgent(t, createEchoAgent());
+    for (const method of ['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig']) {
+      const answer = await rpc(url, method, { taskId: 't-1', id: 'c-1' });
+      assert.equal(answer.error.code, -32003, method);
+    }
+  });
+
   test('tasks/resubscribe to an unknown task keeps the contract\'s plain -32002 answer', async (t) => {
     const { url } = await listenAgent(t, createEchoAgent());
     const answer = await post(url, { jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { task_id: 'nope' } }, await authHeaders());
