@@ -1,15 +1,21 @@
 // `npm run tck`: the official A2A TCK (a third-party kit, run from where it lies: ../shared/a2a-tck,
-// or TCK_KIT_DIR) against Ward's TCK agent (`ward agent tck`, started here as a child process), JSON-RPC
-// transport, categories mandatory and capabilities. Prints `tck <target> <category>: N passed, N failed`
-// per run and exits 1 when any test failed or a run did not finish. Without the kit, or without a Python
-// that has its packages (docs/conformance.md lists the Debian ones), it says "skipped" and exits 0.
-// Nothing is written into the kit: no pytest cache, no bytecode; the agent's data goes to a temp dir.
+// or TCK_KIT_DIR) against Ward's TCK agent, JSON-RPC transport, categories mandatory and capabilities,
+// for two targets: `direct` (`ward agent tck` as a child process) and `gateway` (a gateway started here
+// with the TCK agent's manifest, which starts the agent on first use, reached through a small proxy
+// that puts `/rpc/tck/` at a host's root: the kit reads the card at the root of the host). Prints
+// `tck <target> <category>: N passed, N failed` per run and exits 1 when any test failed or a run did
+// not finish. Without the kit, or without a Python that has its packages (docs/conformance.md lists the
+// Debian ones), it says "skipped" and exits 0. Nothing is written into the kit: no pytest cache, no
+// bytecode; agents' data goes to a temp dir.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startGateway } from '../src/mesh/gateway/gateway-server.ts';
+import { loadMeshConfig } from '../src/mesh/mesh-config.ts';
 import { issueMeshToken } from '../src/mesh/runtime/auth.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -19,6 +25,7 @@ const CATEGORIES = ['mandatory', 'capabilities'] as const;
 const RUN_TIMEOUT_MS = Number(process.env.TCK_RUN_TIMEOUT_MS ?? 300_000);
 const AGENT_START_TIMEOUT_MS = 20_000;
 const CALLER = 'did:web:localhost:agents:a2a-tck';
+const TCK_MANIFEST = join(ROOT, 'src/mesh/agents/tck/manifest.json');
 
 /** Debian's python3 first: a python3 earlier on PATH may not see Debian's packages. */
 function findPython(): string | undefined {
@@ -59,6 +66,31 @@ function stopAgent(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * An HTTP proxy that serves `upstream` (`<gateway>/rpc/tck`) at its root, streaming both ways (SSE
+ * included): what an operator's reverse proxy does to give one agent a host of its own.
+ */
+function rootProxy(upstream: string): Promise<{ port: number; server: Server }> {
+  const server = createServer((incoming, answer) => {
+    const target = new URL(`${upstream}${incoming.url ?? '/'}`);
+    const forward = httpRequest(target, { method: incoming.method, headers: { ...incoming.headers, host: target.host } }, (reply) => {
+      answer.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(answer);
+    });
+    forward.on('error', () => {
+      if (!answer.headersSent) answer.writeHead(502);
+      answer.end();
+    });
+    incoming.pipe(forward);
+  });
+  return new Promise((listening) =>
+    server.listen(0, 'localhost', () => {
+      const address = server.address();
+      listening({ port: address && typeof address === 'object' ? address.port : 0, server });
+    }),
+  );
+}
+
 type Outcome = { passed: number; failed: number; finished: boolean };
 
 /** The counts of pytest's last summary line (`2 failed, 86 passed, 28 skipped in 16.5s`). */
@@ -84,6 +116,51 @@ function runKit(python: string, sutUrl: string, category: string, env: NodeJS.Pr
   });
 }
 
+type Run = { python: string; kitEnv: NodeJS.ProcessEnv; baseEnv: NodeJS.ProcessEnv; dataDir: string };
+
+/** Runs every category against `sutUrl`; returns the number of failures (a run that did not finish is one). */
+async function runCategories(run: Run, target: string, sutUrl: string): Promise<number> {
+  let failures = 0;
+  for (const category of CATEGORIES) {
+    const outcome = await runKit(run.python, sutUrl, category, run.kitEnv);
+    const unfinished = outcome.finished ? '' : ' (the run did not finish: timed out or crashed)';
+    console.log(`tck ${target} ${category}: ${outcome.passed} passed, ${outcome.failed} failed${unfinished}`);
+    if (outcome.failed === 0 && outcome.finished) continue;
+    failures += outcome.failed + (outcome.finished ? 0 : 1);
+    if (process.env.TCK_VERBOSE === '1' || !outcome.finished) console.log(outcome.output);
+    else for (const line of outcome.output.split('\n').filter((text) => /^(FAILED|E {2})/.test(text) || /^_{3,} .* _{3,}$/.test(text))) console.log(`  ${line}`);
+  }
+  return failures;
+}
+
+/** The TCK agent on its own, as `ward agent tck` runs it. */
+async function direct(run: Run): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...run.baseEnv, MESH_DATA_DIR: join(run.dataDir, 'direct'), AGENT_PORT: '0' };
+  delete env.MESH_MANIFEST;
+  delete env.AGENT_PUBLIC_URL;
+  const agent = await startTckAgent(env);
+  try {
+    // `localhost`, not 127.0.0.1: the kit flags loopback addresses in a card as leaked internals (and allows localhost).
+    return await runCategories(run, 'direct', `http://localhost:${agent.port}`);
+  } finally {
+    await stopAgent(agent.child);
+  }
+}
+
+/** The TCK agent behind a gateway (started on first use, as every agent), at a host's root through a proxy. */
+async function throughGateway(run: Run): Promise<number> {
+  const config = loadMeshConfig({ ...run.baseEnv, MESH_HOST: 'localhost', MESH_MANIFEST: TCK_MANIFEST, MESH_DATA_DIR: join(run.dataDir, 'gateway'), GATEWAY_PORT: '0' });
+  const gateway = await startGateway(config);
+  const proxy = await rootProxy(`${gateway.url}/rpc/tck`);
+  try {
+    return await runCategories(run, 'gateway', `http://localhost:${proxy.port}`);
+  } finally {
+    proxy.server.closeAllConnections();
+    await new Promise((closed) => proxy.server.close(closed));
+    await gateway.close();
+  }
+}
+
 async function main(): Promise<number> {
   if (!existsSync(join(KIT, 'run_tck.py'))) {
     console.log(`tck: skipped: no kit or no Python (no kit at ${KIT}; set TCK_KIT_DIR)`);
@@ -96,45 +173,30 @@ async function main(): Promise<number> {
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'ward-tck-'));
   const secret = randomBytes(32).toString('hex');
-  const agentEnv: NodeJS.ProcessEnv = {
+  const baseEnv: NodeJS.ProcessEnv = {
     ...process.env,
     REGISTRY_ENV: 'development',
     MESH_JWT_SECRET: secret,
-    MESH_DATA_DIR: dataDir,
     MESH_HOST: '127.0.0.1',
     MESH_LOG_LEVEL: process.env.MESH_LOG_LEVEL ?? 'warn',
-    AGENT_PORT: '0',
   };
-  delete agentEnv.MESH_MANIFEST;
-  delete agentEnv.AGENT_PUBLIC_URL;
-  let agent: Agent | undefined;
-  let failures = 0;
+  const token = await issueMeshToken({ secret, sub: CALLER, ttlSeconds: 1800 });
+  const kitEnv = {
+    ...process.env,
+    A2A_AUTH_HEADERS: JSON.stringify({ Authorization: `Bearer ${token}`, 'X-Agent-ID': CALLER }),
+    PYTEST_ADDOPTS: '-rs -p no:cacheprovider',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+  const run: Run = { python, kitEnv, baseEnv, dataDir };
   try {
-    agent = await startTckAgent(agentEnv);
-    const token = await issueMeshToken({ secret, sub: CALLER, ttlSeconds: 1800 });
-    const kitEnv = {
-      ...process.env,
-      A2A_AUTH_HEADERS: JSON.stringify({ Authorization: `Bearer ${token}`, 'X-Agent-ID': CALLER }),
-      PYTEST_ADDOPTS: '-rs -p no:cacheprovider',
-      PYTHONDONTWRITEBYTECODE: '1',
-    };
-    // `localhost`, not 127.0.0.1: the kit flags loopback addresses in a card as leaked internals (and allows localhost).
-    const sutUrl = `http://localhost:${agent.port}`;
-    for (const category of CATEGORIES) {
-      const outcome = await runKit(python, sutUrl, category, kitEnv);
-      const unfinished = outcome.finished ? '' : ' (the run did not finish: timed out or crashed)';
-      console.log(`tck direct ${category}: ${outcome.passed} passed, ${outcome.failed} failed${unfinished}`);
-      if (outcome.failed > 0 || !outcome.finished) {
-        failures += outcome.failed + (outcome.finished ? 0 : 1);
-        if (process.env.TCK_VERBOSE === '1' || !outcome.finished) console.log(outcome.output);
-        else for (const line of outcome.output.split('\n').filter((text) => /^(FAILED|E {2})/.test(text) || /^_{3,} .* _{3,}$/.test(text))) console.log(`  ${line}`);
-      }
-    }
+    const targets = (process.env.TCK_TARGETS ?? 'direct,gateway').split(',');
+    let failures = 0;
+    if (targets.includes('direct')) failures += await direct(run);
+    if (targets.includes('gateway')) failures += await throughGateway(run);
+    return failures > 0 ? 1 : 0;
   } finally {
-    if (agent) await stopAgent(agent.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return failures > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();
