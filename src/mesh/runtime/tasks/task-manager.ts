@@ -3,7 +3,7 @@ import type { Clock } from '../../../core/clock.ts';
 import type { MeshCallContext } from '../call-context.ts';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { ArtifactInput, TaskExecutor, TaskOutcome, TaskTurn } from './task-executor.ts';
-import { isTerminal, moveTask } from './task-state.ts';
+import { isTerminal, moveTask, stayWorking } from './task-state.ts';
 import type { TaskStore } from '../../storage/task-store.ts';
 import type { MeshMessage, MessageInput, Part, SendInput, TaskEvent, TaskEventBody, TaskRecord, TaskState } from './task-types.ts';
 
@@ -81,7 +81,8 @@ export class TaskManager {
 
   /**
    * `tasks/send`: a new task (state `submitted`, work starts right after this returns), or the
-   * caller's answer to a task in `input-required` (state `working`).
+   * caller's answer to a task in `input-required`, or a message to a task left open `working` by its
+   * last turn (state `working`, a new turn).
    */
   send(input: SendInput, call: MeshCallContext): TaskRecord {
     const sender = call.principal.sub;
@@ -96,8 +97,7 @@ export class TaskManager {
       }
       const message = this.#callerMessage(input.message, existing);
       const answered = { ...existing, history: [...existing.history, message] };
-      const working =
-        existing.status.state === 'working' ? { ...answered, status: { state: 'working' as const, timestamp: this.#now() }, updated_at: this.#now() } : moveTask(answered, 'working', this.#now());
+      const working = existing.status.state === 'working' ? stayWorking(answered, this.#now()) : moveTask(answered, 'working', this.#now());
       this.#save(working);
       this.#startTurn(working, message, call);
       return working;
@@ -185,10 +185,8 @@ export class TaskManager {
     const base = withArtifacts?.task ?? current;
     const reply = outcome.message === undefined ? undefined : this.#agentMessage(base, outcome.message);
     if (outcome.state === 'working') {
-      const now = this.#now();
-      const open = { ...base, status: reply ? { state: 'working' as const, timestamp: now, message: reply } : { state: 'working' as const, timestamp: now }, history: reply ? [...base.history, reply] : base.history, updated_at: now };
-      // The turn's entry leaves #running only after this returns; the task takes a message once it has.
-      this.#save(open, [], true);
+      // The turn's entry leaves #running as this returns; from then on the task takes a message.
+      this.#save(stayWorking(base, this.#now(), reply), [], true);
       return;
     }
     this.#save(moveTask(base, outcome.state, this.#now(), reply), withArtifacts?.events ?? []);
