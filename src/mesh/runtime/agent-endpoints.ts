@@ -2,7 +2,8 @@
  * One agent's own endpoints (contract §10) as the `ward-agent-endpoints` plugin, over
  * `ward-mesh-transport` (raw bodies, WebSocket, `meshAuthenticate`): `POST /` JSON-RPC 2.0 with SSE
  * streams, `GET /ws`, `GET /health`, `GET /.well-known/agent-card.json`. Every call is authenticated;
- * failures answer HTTP 401 with -32001, every other JSON-RPC error HTTP 200.
+ * failures answer HTTP 401 with -32001 (-32000 to an A2A 1.0 call, for which -32001 means
+ * TaskNotFoundError), every other JSON-RPC error HTTP 200.
  */
 import { authChallenge } from '../../core/http/auth-challenge.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +17,7 @@ import { agentMethodTable } from './agent-methods.ts';
 import type { ConsentChecker } from './consent-requirement.ts';
 import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from './jsonrpc.ts';
 import type { MeshAgent } from './mesh-agent.ts';
+import { A2A_V1_AUTHENTICATION_ERROR, a2aV1Call, requestedA2aVersion } from './a2a-version.ts';
 import { isMeshRpcError } from './mesh-errors.ts';
 import { writeSseStream } from './streaming/sse.ts';
 import { serveMeshSocket } from './streaming/websocket.ts';
@@ -57,15 +59,30 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
         traceparent: nextTraceparent(firstHeader(request.headers, 'traceparent')),
         transport,
         clock,
+        baseUrl: `${request.protocol}://${request.host}/`,
         signal: AbortSignal.any([signal, stopping.signal]),
         ...(lastEventId && /^\d+$/.test(lastEventId) ? { lastEventId: Number(lastEventId) } : {}),
       };
     };
-    const refuse = (reply: FastifyReply, error: unknown) => {
+    const refuse = (reply: FastifyReply, error: unknown, body?: Buffer) => {
       if (!isMeshRpcError(error)) throw error;
       if (error.httpStatus === 401) reply.header('www-authenticate', authChallenge({ scheme: 'Bearer', error: 'invalid_token' }));
+      const v1 = error.httpStatus === 401 && body !== undefined ? a2aV1Call(reply.request.headers, body) : undefined;
+      // A 1.0 call's refusal keeps 401 and the challenge but not -32001, A2A 1.0's TaskNotFoundError.
+      if (v1) return reply.code(401).send(failure(v1.id, { ...A2A_V1_AUTHENTICATION_ERROR, ...(error.data === undefined ? {} : { data: error.data }) }));
       return reply.code(error.httpStatus).send(failure(null, error.toErrorObject()));
     };
+    const cardFor = (a2aVersion: string | undefined, baseUrl: string) =>
+      buildAgentCard({
+        info: agent.info,
+        url: publicUrl ?? config.AGENT_PUBLIC_URL ?? baseUrl,
+        methods: [...methods.keys()],
+        didVerify: config.DID_VERIFY,
+        maxTokenTtlSeconds: config.MESH_JWT_MAX_TTL,
+        a2aVersion,
+      });
+    // 1.0 §3.1.11: the card again, to an authenticated caller (who, on this agent, sees the same card).
+    methods.set('GetExtendedAgentCard', { handle: (_params: never, context: RuntimeCallContext) => cardFor('1.0', context.baseUrl ?? '') });
 
     app.post('/', async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -73,7 +90,7 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
       try {
         principal = await principalOf(request, body);
       } catch (error) {
-        return refuse(reply, error);
+        return refuse(reply, error, body);
       }
       const disconnected = new AbortController();
       // Only a client that went away aborts (creating the abort reason is not free on every request).
@@ -125,14 +142,7 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
 
     app.get('/.well-known/agent-card.json', async (request, reply) => {
       reply.header('vary', 'A2A-Version');
-      return buildAgentCard({
-        info: agent.info,
-        url: publicUrl ?? config.AGENT_PUBLIC_URL ?? `${request.protocol}://${request.host}/`,
-        methods: [...methods.keys()],
-        didVerify: config.DID_VERIFY,
-        maxTokenTtlSeconds: config.MESH_JWT_MAX_TTL,
-        a2aVersion: firstHeader(request.headers, 'a2a-version'),
-      });
+      return cardFor(requestedA2aVersion(request), `${request.protocol}://${request.host}/`);
     });
   },
   {

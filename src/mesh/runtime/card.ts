@@ -3,8 +3,10 @@
  * version, protocol, methods[], skills[], transports[], authentication, capabilities}`. The same
  * document is an A2A agent card for both protocol versions Ward speaks: v0.3 reads `url`,
  * `protocolVersion` and `preferredTransport`; 1.0 reads `supportedInterfaces`, which lists the one
- * URL twice (1.0 first, as 1.0 clients prefer it). Only the security schemes differ in shape between
- * the versions, so they follow the `A2A-Version` header the caller sent (1.0 clients send it).
+ * URL twice (1.0 first, as 1.0 clients prefer it). The security schemes differ in shape between the
+ * versions, so they follow the `A2A-Version` header: 1.0's unless the caller asks for 0.x, which also
+ * gets the contract's `authentication` object (unknown to 1.0 clients). 1.0 callers may fetch the
+ * same card, authenticated, with `GetExtendedAgentCard` (`capabilities.extendedAgentCard`).
  * A card holds no secrets: it is served without credentials.
  */
 import type { AgentInfo } from './mesh-agent.ts';
@@ -18,17 +20,26 @@ export type CardInput = {
   readonly methods: readonly string[];
   readonly didVerify: boolean;
   readonly maxTokenTtlSeconds: number;
-  /** The caller's `A2A-Version` header: `1.x` gets 1.0's security scheme shapes, anything else v0.3's. */
+  /** The caller's `A2A-Version`: `0.x` gets the v0.3 and contract card, anything else 1.0's. */
   readonly a2aVersion?: string | undefined;
 };
 
-/** `A2A-Version: 1.0` (or 1.x) asks for 1.0 shapes; no header means a v0.3 client (A2A §3.6). */
+/** `A2A-Version: 1.0` (or 1.x) asks for 1.0 shapes. */
 export function wantsA2aV1(version: string | undefined): boolean {
   return version !== undefined && /^\s*1(\.\d+)?\s*$/.test(version);
 }
 
+/**
+ * `A2A-Version: 0.x` asks for the v0.3 card, which is also the contract's (§10: its `authentication`
+ * object). Every other caller gets 1.0's shapes: a card is read before any version is agreed, and
+ * 1.0 clients (the official SDKs, the TCK) fetch it without the header.
+ */
+export function wantsA2aV03(version: string | undefined): boolean {
+  return version !== undefined && /^\s*0(\.\d+)*\s*$/.test(version);
+}
+
 function securityFor(a2aVersion: string | undefined) {
-  return wantsA2aV1(a2aVersion)
+  return !wantsA2aV03(a2aVersion)
     ? {
         securitySchemes: { mesh_jwt: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } } },
         securityRequirements: [{ schemes: { mesh_jwt: { list: [] } } }],
@@ -42,7 +53,15 @@ function webSocketUrl(url: string): string {
   return ws.toString();
 }
 
+/** The card for `input.a2aVersion`: 1.0's shape unless the caller asked for v0.3 (and the contract's fields). */
 export function buildAgentCard(input: CardInput) {
+  const card = contractAndA2aCard(input);
+  if (wantsA2aV03(input.a2aVersion)) return card;
+  const { authentication: _contractOnly, protocolVersion: _v03Version, preferredTransport: _v03Transport, ...v1 } = card;
+  return { ...v1, capabilities: { ...card.capabilities, extendedAgentCard: true } };
+}
+
+function contractAndA2aCard(input: CardInput) {
   const { info, url } = input;
   return {
     name: info.name,

@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS tasks (
   updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (state);
+CREATE INDEX IF NOT EXISTS tasks_by_sender ON tasks (sender, updated_at);
 CREATE TABLE IF NOT EXISTS task_events (
   task_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -35,6 +36,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #insertEvent: StatementSync;
   readonly #selectEvents: StatementSync;
   readonly #selectInterrupted: StatementSync;
+  readonly #selectBySender: StatementSync;
   readonly #begin: StatementSync;
   readonly #commit: StatementSync;
   readonly #rollback: StatementSync;
@@ -51,6 +53,7 @@ export class SqliteTaskStore implements TaskStore {
     this.#insertEvent = this.#db.prepare('INSERT INTO task_events (task_id, seq, event) VALUES (?, ?, ?)');
     this.#selectEvents = this.#db.prepare('SELECT event FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq');
     this.#selectInterrupted = this.#db.prepare("SELECT document FROM tasks WHERE state IN ('submitted', 'working')");
+    this.#selectBySender = this.#db.prepare('SELECT document FROM tasks WHERE sender = ? ORDER BY updated_at DESC, rowid DESC');
     // Prepared once: a task turn is three short transactions, and parsing BEGIN/COMMIT each time shows.
     this.#begin = this.#db.prepare('BEGIN IMMEDIATE');
     this.#commit = this.#db.prepare('COMMIT');
@@ -101,6 +104,10 @@ export class SqliteTaskStore implements TaskStore {
 
   eventsAfter(taskId: string, afterSeq: number): TaskEvent[] {
     return (this.#selectEvents.all(taskId, afterSeq) as { event: string }[]).map((row) => JSON.parse(row.event) as TaskEvent);
+  }
+
+  listBySender(sender: string): TaskRecord[] {
+    return (this.#selectBySender.all(sender) as { document: string }[]).map((row) => JSON.parse(row.document) as TaskRecord);
   }
 
   interrupted(): TaskRecord[] {

@@ -14,6 +14,8 @@ export interface TaskStore {
   get(taskId: string): TaskRecord | undefined;
   /** Events with `seq > afterSeq`, in order. */
   eventsAfter(taskId: string, afterSeq: number): TaskEvent[];
+  /** Every task `sender` created, most recently changed first (A2A 1.0 `ListTasks` filters and pages them). */
+  listBySender(sender: string): TaskRecord[];
   /** Tasks in `submitted` or `working`: their executor died with the previous process. */
   interrupted(): TaskRecord[];
   close(): void;

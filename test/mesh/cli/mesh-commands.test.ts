@@ -41,6 +41,17 @@ describe('mesh commands', () => {
     assert.equal(await run.exited, 0, 'a signal stops it cleanly');
   });
 
+  test('ward agent tck runs the agent the A2A TCK checks, from its own manifest, and answers ListTasks', async (t) => {
+    const run = ward(t, ['agent', 'tck'], { MESH_DATA_DIR: tempDir(t), AGENT_PORT: '0' });
+    const url = await eventually(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(run.output.stdout)?.[1], 'the agent listening line');
+    const card: any = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    assert.equal(card.name, 'Ward TCK agent');
+    const answer = await post(url, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }, await authHeaders());
+    assert.deepEqual(answer.body.result, { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 });
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  });
+
   test('ward agent without an alias exits 2; with an unknown alias exits 1 naming it', async (t) => {
     assert.equal(await ward(t, ['agent'], {}).exited, 2);
     const unknown = ward(t, ['agent', 'nobody'], { MESH_DATA_DIR: tempDir(t) });

@@ -126,9 +126,9 @@ describe('agent runtime: health, card, tasks', () => {
     assert.equal(typeof health.uptime_s, 'number');
   });
 
-  test('the capability card lists methods, skills, transports and the authentication requirements', async (t) => {
+  test('the capability card (asked for as A2A 0.3, the contract\'s) lists methods, skills, transports and the authentication requirements', async (t) => {
     const { url } = await listenAgent(t, createEchoAgent());
-    const card: any = await (await fetch(`${url}.well-known/agent-card.json`)).json();
+    const card: any = await (await fetch(`${url}.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } })).json();
     for (const field of ['name', 'description', 'url', 'version', 'protocol', 'methods', 'skills', 'transports', 'authentication', 'capabilities']) {
       assert.ok(field in card, field);
     }

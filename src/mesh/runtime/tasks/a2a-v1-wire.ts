@@ -107,6 +107,9 @@ const STATE_V1: Record<TaskState, string> = {
   canceled: 'TASK_STATE_CANCELED',
 };
 
+/** A 1.0 state name back to Ward's (`ListTasks` filters by it). */
+export const STATE_FROM_V1: Readonly<Record<string, TaskState>> = Object.fromEntries(Object.entries(STATE_V1).map(([state, name]) => [name, state as TaskState]));
+
 function partToV1(part: Part) {
   const meta = part.metadata === undefined ? {} : { metadata: part.metadata };
   return part.kind === 'text' ? { text: part.text, ...meta } : { data: part.data, ...meta };
@@ -136,15 +139,18 @@ function artifactToV1(artifact: Artifact) {
   };
 }
 
-/** A 1.0 `Task`; `historyLength` keeps only the last messages (0 keeps none), as the spec says. */
+/**
+ * A 1.0 `Task`; `historyLength` keeps only the last messages, and 0 omits the history (§3.2.4: "the
+ * `history` field SHOULD be omitted").
+ */
 export function taskToV1(task: TaskRecord, historyLength?: number) {
-  const history = historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength);
+  const history = historyLength === undefined ? task.history : task.history.slice(-historyLength);
   return {
     id: task.task_id,
     contextId: task.context_id,
     status: statusToV1(task.status),
     artifacts: task.artifacts.map(artifactToV1),
-    history: history.map(messageToV1),
+    ...(historyLength === 0 ? {} : { history: history.map(messageToV1) }),
     metadata: task.metadata,
   };
 }
@@ -183,11 +189,33 @@ class A2aV1Error extends MeshRpcError {
   }
 }
 
-/** Rethrows a mesh task error with A2A 1.0's code; anything else as it is. */
+/** A2A 1.0's own error codes that Ward answers with (§5.4). */
+export const A2A_V1_CODES = { PUSH_NOTIFICATION_NOT_SUPPORTED: -32003, UNSUPPORTED_OPERATION: -32004 } as const;
+
+/** An operation 1.0 answers with `UnsupportedOperationError` (-32004), e.g. a message to a finished task. */
+export function unsupportedOperation(message: string, data: unknown): MeshRpcError {
+  return new A2aV1Error(new MeshRpcError('VALIDATION_ERROR', message, data), A2A_V1_CODES.UNSUPPORTED_OPERATION);
+}
+
+/** 1.0's `PushNotificationNotSupportedError` (-32003): the card says `pushNotifications: false`. */
+export function pushNotificationNotSupported(): MeshRpcError {
+  const message = 'Push notifications are not supported (the card says pushNotifications: false).';
+  return new A2aV1Error(new MeshRpcError('VALIDATION_ERROR', message), A2A_V1_CODES.PUSH_NOTIFICATION_NOT_SUPPORTED);
+}
+
+/**
+ * Rethrows a mesh task error with A2A 1.0's code; anything else as it is. A message to a task that
+ * cannot take one (finished, or mid-turn) is 1.0's UnsupportedOperationError: §3.1.6 names it for a
+ * task "in a terminal state", where the contract's methods answer -32602.
+ */
 export function asA2aV1Error(error: unknown): unknown {
+  if (error instanceof A2aV1Error) return error;
   if (error instanceof MeshRpcError) {
     const code = A2A_CODES[error.errorName];
     if (code !== undefined) return new A2aV1Error(error, code);
+    if ((error.data as { reason?: unknown } | undefined)?.reason === 'task_not_awaiting_input') {
+      return unsupportedOperation('Unsupported operation: the task does not take a message in its current state.', error.data);
+    }
   }
   return error;
 }

@@ -8,6 +8,11 @@ export type ArtifactInput = { readonly name?: string; readonly description?: str
 export type TaskOutcome =
   | { readonly state: 'completed'; readonly message?: string | readonly Part[]; readonly artifacts?: readonly ArtifactInput[] }
   | { readonly state: 'input-required'; readonly message: string | readonly Part[] }
+  /**
+   * The turn is over but the task is not: it stays `working`, open to the caller's next message
+   * (a new turn) or a cancel, as A2A lets an agent keep a task open (1.0 §3.3.3). Streams of the turn end.
+   */
+  | { readonly state: 'working'; readonly message?: string | readonly Part[] }
   | { readonly state: 'failed'; readonly message: string | readonly Part[] };
 
 /** One turn: the first message of a task, or the caller's answer to input-required. */

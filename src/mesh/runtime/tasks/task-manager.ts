@@ -3,7 +3,7 @@ import type { Clock } from '../../../core/clock.ts';
 import type { MeshCallContext } from '../call-context.ts';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { ArtifactInput, TaskExecutor, TaskOutcome, TaskTurn } from './task-executor.ts';
-import { isTerminal, moveTask } from './task-state.ts';
+import { isTerminal, moveTask, stayWorking } from './task-state.ts';
 import type { TaskStore } from '../../storage/task-store.ts';
 import type { MeshMessage, MessageInput, Part, SendInput, TaskEvent, TaskEventBody, TaskRecord, TaskState } from './task-types.ts';
 
@@ -47,13 +47,19 @@ export class TaskManager {
     for (const event of events) for (const listener of this.#listeners.get(event.task_id) ?? []) listener(event);
   }
 
-  #statusEvent(task: TaskRecord): TaskEventBody {
-    return { type: 'status', status: task.status, final: endsStream(task.status.state) };
+  /** `turnOver`: a `working` task whose turn ended (an executor's `working` outcome) ends streams too. */
+  #statusEvent(task: TaskRecord, turnOver = false): TaskEventBody {
+    return { type: 'status', status: task.status, final: turnOver || endsStream(task.status.state) };
   }
 
-  #save(task: TaskRecord, extra: readonly TaskEventBody[] = []): TaskRecord {
-    this.#publish(this.#options.store.update(task, [...extra, this.#statusEvent(task)]));
+  #save(task: TaskRecord, extra: readonly TaskEventBody[] = [], turnOver = false): TaskRecord {
+    this.#publish(this.#options.store.update(task, [...extra, this.#statusEvent(task, turnOver)]));
     return task;
+  }
+
+  /** Whether the task takes the caller's message now: waiting for input, or open with no turn running. */
+  #takesMessage(task: TaskRecord): boolean {
+    return task.status.state === 'input-required' || (task.status.state === 'working' && !this.#running.has(task.task_id));
   }
 
   #agentMessage(task: TaskRecord, content: string | readonly Part[]): MeshMessage {
@@ -68,23 +74,30 @@ export class TaskManager {
     return task;
   }
 
+  /** Every task `caller` sent, most recently changed first (A2A 1.0 `ListTasks`). */
+  list(caller: string): TaskRecord[] {
+    return this.#options.store.listBySender(caller);
+  }
+
   /**
    * `tasks/send`: a new task (state `submitted`, work starts right after this returns), or the
-   * caller's answer to a task in `input-required` (state `working`).
+   * caller's answer to a task in `input-required`, or a message to a task left open `working` by its
+   * last turn (state `working`, a new turn).
    */
   send(input: SendInput, call: MeshCallContext): TaskRecord {
     const sender = call.principal.sub;
     const existing = input.task_id === undefined ? undefined : this.#options.store.get(input.task_id);
     if (existing) {
       if (existing.sender !== sender) throw new MeshRpcError('VALIDATION_ERROR', 'task_id is already in use');
-      if (existing.status.state !== 'input-required') {
+      if (!this.#takesMessage(existing)) {
         throw new MeshRpcError('VALIDATION_ERROR', 'The task is not waiting for input.', {
           reason: 'task_not_awaiting_input',
           state: existing.status.state,
         });
       }
       const message = this.#callerMessage(input.message, existing);
-      const working = moveTask({ ...existing, history: [...existing.history, message] }, 'working', this.#now());
+      const answered = { ...existing, history: [...existing.history, message] };
+      const working = existing.status.state === 'working' ? stayWorking(answered, this.#now()) : moveTask(answered, 'working', this.#now());
       this.#save(working);
       this.#startTurn(working, message, call);
       return working;
@@ -171,6 +184,11 @@ export class TaskManager {
     const withArtifacts = outcome.state === 'completed' && outcome.artifacts ? this.#withArtifacts(current, outcome.artifacts) : undefined;
     const base = withArtifacts?.task ?? current;
     const reply = outcome.message === undefined ? undefined : this.#agentMessage(base, outcome.message);
+    if (outcome.state === 'working') {
+      // The turn's entry leaves #running as this returns; from then on the task takes a message.
+      this.#save(stayWorking(base, this.#now(), reply), [], true);
+      return;
+    }
     this.#save(moveTask(base, outcome.state, this.#now(), reply), withArtifacts?.events ?? []);
   }
 

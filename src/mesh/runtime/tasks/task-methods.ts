@@ -26,6 +26,8 @@ export type RuntimeCallContext = MeshCallContext & {
   readonly signal: AbortSignal;
   /** `Last-Event-ID` of an HTTP request, for tasks/resubscribe. */
   readonly lastEventId?: number;
+  /** The address the request came to (`http://host/`), for a card built on request. */
+  readonly baseUrl?: string;
 };
 
 function checkSender(params: TaskSendParams, context: RuntimeCallContext): void {

@@ -56,3 +56,18 @@ export function moveTask(task: TaskRecord, to: TaskState, timestamp: string, mes
     updated_at: timestamp,
   };
 }
+
+/**
+ * The task still `working` with a new status at `timestamp`: a turn that ends with the task left open
+ * (the executor's `working` outcome; `message` its answer, appended to the history), or the caller's
+ * next message to such a task starting a new turn. Not a move: the state does not change.
+ */
+export function stayWorking(task: TaskRecord, timestamp: string, message?: MeshMessage): TaskRecord {
+  if (task.status.state !== 'working') throw new InvalidTaskMoveError(task.status.state, 'working');
+  return {
+    ...task,
+    status: message ? { state: 'working', timestamp, message } : { state: 'working', timestamp },
+    history: message ? [...task.history, message] : task.history,
+    updated_at: timestamp,
+  };
+}

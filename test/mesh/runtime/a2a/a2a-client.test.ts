@@ -101,9 +101,9 @@ for (const [label, connect] of clients) {
 }
 
 describe('A2A 1.0 on the agent runtime', () => {
-  test('the card is public and lists the JSON-RPC interface for 1.0 and 0.3; 1.0 callers get 1.0 security shapes', async (t) => {
+  test('the card is public and lists the JSON-RPC interface for 1.0 and 0.3; 0.3 callers get 0.3 security shapes, the others 1.0\'s', async (t) => {
     const { url } = await listenAgent(t, createEchoAgent());
-    const legacy = await fetch(`${url}.well-known/agent-card.json`);
+    const legacy = await fetch(`${url}.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } });
     assert.equal(legacy.status, 200);
     const v03: any = await legacy.json();
     assert.deepEqual(

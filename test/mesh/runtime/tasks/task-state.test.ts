@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { InvalidTaskMoveError, TASK_MOVES, TASK_STATES, canMove, isTerminal, moveTask } from '../../../../src/mesh/runtime/tasks/task-state.ts';
+import { InvalidTaskMoveError, TASK_MOVES, TASK_STATES, canMove, isTerminal, moveTask, stayWorking } from '../../../../src/mesh/runtime/tasks/task-state.ts';
 import type { TaskRecord, TaskState } from '../../../../src/mesh/runtime/tasks/task-types.ts';
 
 const ALLOWED: readonly [TaskState, TaskState][] = [
@@ -61,6 +61,17 @@ describe('task state machine', () => {
       });
     }
   }
+
+  test('a working task can stay working with a new status (a turn left open, or the next message to it); no other state can', () => {
+    const message = { kind: 'message' as const, messageId: 'm', role: 'agent' as const, parts: [{ kind: 'text' as const, text: 'open' }] };
+    const open = stayWorking(task('working'), '2026-01-03T00:00:00.000Z', message);
+    assert.deepEqual(open.status, { state: 'working', timestamp: '2026-01-03T00:00:00.000Z', message });
+    assert.equal(open.history.at(-1), message);
+    assert.deepEqual(stayWorking(task('working'), '2026-01-03T00:00:00.000Z').status, { state: 'working', timestamp: '2026-01-03T00:00:00.000Z' });
+    for (const from of TASK_STATES.filter((state) => state !== 'working')) {
+      assert.throws(() => stayWorking(task(from), '2026-01-03T00:00:00.000Z'), InvalidTaskMoveError, from);
+    }
+  });
 
   test('completed, failed and canceled are terminal; the others are not', () => {
     assert.deepEqual(TASK_STATES.filter(isTerminal), ['completed', 'failed', 'canceled']);
