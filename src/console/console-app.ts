@@ -13,7 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import fastifyPlugin from 'fastify-plugin';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { httpKit } from '../core/http/http-kit.ts';
+import { httpKit, requestLogMode } from '../core/http/http-kit.ts';
 import { createServerMetrics, probesAndMetrics } from '../core/http/http-metrics.ts';
 import { consoleAccess } from './access/access.ts';
 import { BoundedSessionStore } from './access/session-store.ts';
@@ -38,6 +38,8 @@ export type ConsoleOptions = {
 export async function buildConsole(options: ConsoleOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
+    // One request line, from the HTTP kit, at the level CONSOLE_REQUEST_LOG sets.
+    disableRequestLogging: true,
     logger: options.logger ?? { level: config.CONSOLE_LOG_LEVEL },
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: 64 * 1024,
@@ -64,7 +66,7 @@ export const consoleApp = fastifyPlugin<ConsoleAppOptions>(
   async (app, { config, registry, clock }) => {
     const store = new BoundedSessionStore({ maxAgeMs: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 });
     app.addHook('onClose', async () => store.close());
-    await app.register(httpKit, { metrics: createServerMetrics('console'), closeUnusedConnections: true });
+    await app.register(httpKit, { metrics: createServerMetrics('console'), closeUnusedConnections: true, requestLog: requestLogMode(config.CONSOLE_REQUEST_LOG, config.REGISTRY_ENV) });
 
     await app.register(fastifyHelmet, {
       contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },

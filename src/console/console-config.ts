@@ -32,6 +32,8 @@ export const ConsoleConfigSchema = Type.Object({
   CONSOLE_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 7 * 24, default: 12 }),
   CONSOLE_REGISTRY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   CONSOLE_LOG_LEVEL: shared.REGISTRY_LOG_LEVEL,
+  /** As REGISTRY_REQUEST_LOG, for the console's requests. */
+  CONSOLE_REQUEST_LOG: shared.REGISTRY_REQUEST_LOG,
 });
 
 type Shape = Static<typeof ConsoleConfigSchema>;

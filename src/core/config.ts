@@ -47,6 +47,11 @@ export const ConfigSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
   ),
+  /**
+   * One line per answer (`all`), only answers of 400 and over (`errors`), or none; unset: `errors`,
+   * or `all` when REGISTRY_ENV=production (requestLogMode in core/http/http-kit.ts).
+   */
+  REGISTRY_REQUEST_LOG: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')])),
   REGISTRY_CORS_ORIGINS: Type.Optional(Type.String()),
   REGISTRY_JWT_JWKS_URI: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   REGISTRY_JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),

@@ -28,6 +28,8 @@ export const MeshConfigSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
   ),
+  /** As REGISTRY_REQUEST_LOG, for the gateway's requests. */
+  MESH_REQUEST_LOG: shared.REGISTRY_REQUEST_LOG,
   MESH_DID_DOMAIN: Type.String({ pattern: '^[A-Za-z0-9.%-]+$', default: 'localhost' }),
   MESH_GATEWAY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MESH_CONSENT_URL: Type.Optional(Type.String({ pattern: '^https?://' })),

@@ -28,7 +28,7 @@ export async function startService(config: Config, meshConfig: MeshConfig, env: 
   try {
     gateway = await startGateway(meshConfig);
     console = await startConsole(
-      loadConsoleConfig({ CONSOLE_LOG_LEVEL: env.REGISTRY_LOG_LEVEL, ...env, REGISTRY_URL: registry.ward.baseUrl(), GATEWAY_URL: gateway.url }),
+      loadConsoleConfig({ CONSOLE_LOG_LEVEL: env.REGISTRY_LOG_LEVEL, CONSOLE_REQUEST_LOG: env.REGISTRY_REQUEST_LOG, ...env, REGISTRY_URL: registry.ward.baseUrl(), GATEWAY_URL: gateway.url }),
     );
     registry.ward.computerUse.setConsoleOrigin(config.CONSOLE_URL ?? console.url);
     const agentIds = await seedMeshAgents(registry.ward, gateway.url, registry.ward.clock);

@@ -51,9 +51,27 @@ export function firstHeader(headers: IncomingHttpHeaders, name: string): string 
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** How much of the traffic a server logs: a line per answer, only refusals and failures, or nothing. */
+export type RequestLogMode = 'all' | 'errors' | 'none';
+
+/**
+ * The request log of a server (REGISTRY_REQUEST_LOG, CONSOLE_REQUEST_LOG, MESH_REQUEST_LOG): as set,
+ * else `all` in production (an access log) and `errors` elsewhere, where a line per request drowned
+ * the start-up summary of `npm start` (issue 33 item 11).
+ */
+export function requestLogMode(setting: RequestLogMode | undefined, environment: string): RequestLogMode {
+  return setting ?? (environment === 'production' ? 'all' : 'errors');
+}
+
 export type HttpKitOptions = {
   /** Counts every answer (register the kit before the routes) and is decorated as `httpMetrics`. */
   readonly metrics: ServerMetrics;
+  /**
+   * One line per answer (method, route, id, status, milliseconds): every answer, answers of 400 and
+   * over (warn, error for 5xx), or none. The server builds Fastify with `disableRequestLogging`, so
+   * this is its only request line. Unset: Fastify's own two lines per request.
+   */
+  readonly requestLog?: RequestLogMode;
   /** Destroy connections that never carried a request when the server closes (unused-connections.ts). Default false. */
   readonly closeUnusedConnections?: boolean;
 };
@@ -66,6 +84,15 @@ export const httpKit = fastifyPlugin<HttpKitOptions>(
   async (app, options) => {
     app.decorate('httpMetrics', options.metrics);
     options.metrics.instrument(app);
+    const requestLog = options.requestLog;
+    if (requestLog !== undefined && requestLog !== 'none') {
+      app.addHook('onResponse', async (request, reply) => {
+        const status = reply.statusCode;
+        if (requestLog === 'errors' && status < 400) return;
+        const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+        request.log[level]({ req: request, status, ms: Math.round(reply.elapsedTime) }, 'request');
+      });
+    }
     if (options.closeUnusedConnections) {
       const connections = trackUnusedConnections(app.server);
       app.addHook('preClose', async () => connections.destroyUnused());

@@ -1,7 +1,7 @@
 import { requestIdFor } from '../../core/http/request-id.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../core/clock.ts';
-import { firstHeader, httpKit, serverLogger } from '../../core/http/http-kit.ts';
+import { firstHeader, httpKit, requestLogMode, serverLogger } from '../../core/http/http-kit.ts';
 import { createServerMetrics, probesAndMetrics } from '../../core/http/http-metrics.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import type { DidResolver } from '../runtime/did/did-web.ts';
@@ -41,12 +41,14 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   const startedAt = clock.now().getTime();
   const manifest = options.manifest ?? loadManifest(config.MESH_MANIFEST);
   const app = Fastify({
+    // One request line, from the HTTP kit, at the level MESH_REQUEST_LOG sets.
+    disableRequestLogging: true,
     logger: serverLogger(options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' } }),
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     ...jsonRpcFrameworkErrorOptions,
     genReqId: (request) => requestIdFor(request.headers),
   });
-  await app.register(httpKit, { metrics: createServerMetrics('gateway') });
+  await app.register(httpKit, { metrics: createServerMetrics('gateway'), requestLog: requestLogMode(config.MESH_REQUEST_LOG, config.REGISTRY_ENV) });
   await app.register(agentFleetPlugin, {
     config,
     manifest,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { httpKit } from '../../core/http/http-kit.ts';
+import { httpKit, requestLogMode } from '../../core/http/http-kit.ts';
 import { registerAuthentication, type TokenAuthenticator } from '../auth/authentication.ts';
 import { createTokenAuthenticator } from '../auth/token-authenticator.ts';
 import { isFederationToken, verifyFederationToken } from '../federation/federation-token.ts';
@@ -53,7 +53,11 @@ export const edgePlugin = fastifyPlugin(
     const traffic = createTrafficStats({ now: () => clock.now().getTime() });
     app.addHook('onResponse', async (_request, reply) => traffic.record(reply.statusCode));
     registerErrorHandling(app);
-    await app.register(httpKit, { metrics: app.wardInstance.serverMetrics, closeUnusedConnections: true });
+    await app.register(httpKit, {
+      metrics: app.wardInstance.serverMetrics,
+      closeUnusedConnections: true,
+      requestLog: requestLogMode(app.ward.config.REGISTRY_REQUEST_LOG, app.ward.config.REGISTRY_ENV),
+    });
     let draining = false;
     app.addHook('preClose', async () => {
       draining = true;

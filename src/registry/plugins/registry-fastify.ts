@@ -34,6 +34,8 @@ export function createRegistryFastify(options: RegistryFastifyOptions): FastifyI
     ...(config.REGISTRY_AUTH_MODE === 'mtls' && config.REGISTRY_MTLS_CRL_FILE ? { crlFile: config.REGISTRY_MTLS_CRL_FILE } : {}),
   };
   const app = Fastify({
+    // One request line, from the HTTP kit, at the level REGISTRY_REQUEST_LOG sets (edge-plugin.ts).
+    disableRequestLogging: true,
     logger: serverLogger(options.logger === false ? false : { level: config.REGISTRY_LOG_LEVEL, ...(options.logStream ? { stream: options.logStream } : {}) }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => requestIdFor(request.headers),
