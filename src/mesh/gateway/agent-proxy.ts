@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -134,18 +134,17 @@ function sendAnswer(reply: FastifyReply, answer: Readable, exchange: Pick<AgentE
   answer.once('error', () => reply.raw.destroy());
   const isStream = String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream');
   if (isStream) answer.once('close', exchange.onStream());
-  reply.send(exchange.onChunk ? tapped(answer, exchange.onChunk) : answer);
+  if (exchange.onChunk) tap(answer, exchange.onChunk);
+  reply.send(answer);
   if (isStream) reply.raw.flushHeaders();
 }
 
-/** `answer` passed through unchanged, each chunk shown to `onChunk` on the way; closing the copy closes the answer. */
-function tapped(answer: Readable, onChunk: (chunk: Buffer) => void): Readable {
-  const copy = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      onChunk(chunk);
-      done(null, chunk);
-    },
-  });
-  copy.once('close', () => answer.destroy());
-  return answer.pipe(copy);
+/**
+ * Shows each chunk of `answer` to `onChunk` as it goes to the caller, without a stream in between (a
+ * Transform cost the gateway a tenth of its round trips, bench:mesh row b). The listener joins when
+ * the reply's pipe starts the answer flowing ('resume' comes before the first chunk), so it never
+ * starts the flow itself, which would spend chunks before the pipe is there to send them.
+ */
+function tap(answer: Readable, onChunk: (chunk: Buffer) => void): void {
+  answer.once('resume', () => answer.on('data', onChunk));
 }
