@@ -108,7 +108,8 @@ export class SupervisedInstance {
     this.#stderr = '';
     const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env: this.#spec.env, stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.#stderr = (this.#stderr + chunk).slice(-4096)));
-    child.once('exit', (code, signal) => this.#exited(child, code, signal));
+    // 'close', not 'exit': by then its stderr has been read to the end, last lines included.
+    child.once('close', (code, signal) => this.#exited(child, code, signal));
     this.#process = child;
     this.#startedAt = Date.now();
     this.#setState('starting');

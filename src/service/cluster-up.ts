@@ -72,8 +72,13 @@ export async function clusterUp(options: ClusterOptions): Promise<Cluster> {
   const status = (): ClusterStatus => ({ supervisor_pid: process.pid, balancer_url: url, updated_at: new Date().toISOString(), instances: instances.map((instance) => instance.status()) });
   const writeStatus = () => {
     const file = join(options.dataDir, CLUSTER_STATUS_FILE);
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(status(), null, 2)}\n`);
-    renameSync(`${file}.tmp`, file);
+    try {
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(status(), null, 2)}\n`);
+      renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      // The supervisor keeps supervising: a status file it cannot write is logged, not fatal.
+      log(`cluster: could not write ${file}: ${(error as Error).message}`);
+    }
   };
   const operator = Object.entries(options.env ?? process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !PER_INSTANCE.test(entry[0]));
   const instances = ports.map(

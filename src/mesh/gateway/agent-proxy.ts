@@ -101,6 +101,11 @@ export type AgentExchange = {
 
 /** POSTs the caller's request to the agent and sends its answer on; returns the reply, as a handler does. */
 export function forwardToAgent(reply: FastifyReply, exchange: AgentExchange): FastifyReply {
+  // A caller that left while its agent started has closed already: no 'close' would come to end it.
+  if (reply.raw.destroyed) {
+    exchange.onEnd(false);
+    return reply;
+  }
   const gone = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort();

@@ -145,7 +145,7 @@ function skillSource(deps: SearchDeps, skill: string, plan: Plan & { filter: Age
     (filter.nameContains === undefined || record.display_name.toLowerCase().includes(filter.nameContains.toLowerCase()));
   return {
     async page(cursor, limit) {
-      const offset = cursor === undefined ? 0 : Number(cursor);
+      const offset = cursor === undefined ? 0 : positionOf(cursor);
       const wanted = Math.min(MAX_RANKED, offset + limit);
       const ranked = offset >= MAX_RANKED ? [] : await deps.discovery.discover({ capability: skill, require_features: [], limit: wanted });
       const items = ranked.slice(offset).map((record) => (storeFilter(record) ? [deviceOf(record)].filter(plan.keep) : []));
@@ -237,7 +237,7 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
   const context = { target: `Device/${ulid}`, registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
   const source: ItemSource = {
     async page(cursor, limit) {
-      const leaves = await listLedgerLeavesOf(deps.storage.db, record.agent_id, { limit, ...(cursor === undefined ? {} : { afterLeafIndex: Number(cursor) }) });
+      const leaves = await listLedgerLeavesOf(deps.storage.db, record.agent_id, { limit, ...(cursor === undefined ? {} : { afterLeafIndex: positionOf(cursor) }) });
       // Only leaves the signed tree head covers: one written since it was read waits for the next answer.
       const covered = leaves.filter((leaf) => leaf.leafIndex < context.treeHead.tree_size);
       const last = covered.at(-1);
@@ -267,4 +267,12 @@ export async function includedOrganizations(deps: SearchDeps, resources: readonl
     }),
   );
   return included.flat();
+}
+
+/** A position inside a page token (a ranking offset, a leaf index): digits only, else the token was not written here. */
+function positionOf(cursor: string): number {
+  if (!/^\d{1,15}$/.test(cursor)) {
+    throw new WardError('BAD_REQUEST', 'The _page_token is not one this search issued.', { errors: [{ in: 'query', pointer: '/_page_token', reason: 'unknown page token' }] });
+  }
+  return Number(cursor);
 }

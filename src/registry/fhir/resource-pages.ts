@@ -37,7 +37,8 @@ function decodeToken(kind: string, token: string): Position {
     throw unknownToken();
   }
   const [cursor, skipItems, skipResources] = Array.isArray(parsed) ? parsed : [];
-  if ((cursor !== null && typeof cursor !== 'string') || !Number.isSafeInteger(skipItems) || !Number.isSafeInteger(skipResources) || skipItems < 0 || skipResources < 0) {
+  // A page holds at most 100 items and an agent at most a few dozen endpoints: a token past that was not written here.
+  if ((cursor !== null && typeof cursor !== 'string') || !Number.isSafeInteger(skipItems) || !Number.isSafeInteger(skipResources) || skipItems < 0 || skipResources < 0 || skipItems > 100 || skipResources > 1000) {
     throw unknownToken();
   }
   return { cursor: cursor ?? undefined, skipItems, skipResources };

@@ -81,13 +81,17 @@ async function collectChain(deps: OidfDeps, path: readonly Configuration[]): Pro
  * entity types asked for, when any were.
  */
 export async function signResolveResponse(deps: OidfDeps, request: ResolveRequest): Promise<string> {
-  const walk: Walk = { deps, anchors: new Set(request.trustAnchors), fetches: 0 };
+  const own = ownEntityId(deps);
+  const anchors = await anchorsAbove(deps, own, request.trustAnchors);
+  if (anchors.length === 0) {
+    throw new OidfError('invalid_trust_anchor', `This registry resolves only under itself (${own}) and the trust anchors above it in its own chain.`);
+  }
+  const walk: Walk = { deps, anchors: new Set(anchors), fetches: 0 };
   const subject = await configurationOf(walk, request.sub);
   const path = await pathToAnchor(walk, subject, []);
   if (!path) throw new OidfError('invalid_trust_anchor', `No trust chain from ${request.sub} reaches ${request.trustAnchors.join(', ')}.`);
   const chain = await collectChain(deps, path);
   const trustAnchor = (path.at(-1) as Configuration).id;
-  const own = ownEntityId(deps);
   await deps.signer.refreshIfStale();
   const anchorKeys = trustAnchor === own ? (deps.signer.jwks().keys as PublishedJwk[]) : undefined;
   const now = deps.clock.now();
@@ -95,6 +99,22 @@ export async function signResolveResponse(deps: OidfDeps, request: ResolveReques
   const metadata = onlyTypes(resolveMetadata(valid.statements), request.entityTypes);
   const claims: ResolveResponseClaims = { iss: own, sub: request.sub, iat: Math.floor(now.getTime() / 1000), exp: valid.exp, metadata, trust_chain: chain };
   return deps.signer.sign(claims, RESOLVE_RESPONSE_TYP);
+}
+
+/**
+ * The trust anchors asked for that this registry may resolve under: itself, whose keys it holds, and
+ * those its own configured chain reaches (its `authority_hints`, from REGISTRY_PARENT_URL, upward).
+ * An anchor the caller merely names is refused: its keys would be its own word, and this registry
+ * would sign, as itself, whatever a federation of someone's making says.
+ */
+async function anchorsAbove(deps: OidfDeps, own: string, asked: readonly string[]): Promise<string[]> {
+  const allowed = asked.filter((anchor) => anchor === own);
+  const others = asked.filter((anchor) => anchor !== own);
+  if (others.length === 0) return allowed;
+  const walk: Walk = { deps, anchors: new Set(others), fetches: 0 };
+  const path = await pathToAnchor(walk, await configurationOf(walk, own), []).catch(() => undefined);
+  const reached = path?.at(-1)?.id;
+  return reached === undefined ? allowed : [...allowed, reached];
 }
 
 function onlyTypes(metadata: EntityMetadata, types: readonly string[]): EntityMetadata {

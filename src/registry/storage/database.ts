@@ -106,6 +106,8 @@ function unreachable(url: string, error: unknown): ConfigError {
   let where = 'the address it names';
   try {
     const parsed = new URL(url);
+    // An unescaped '/' in a password makes the parser read part of it as host and path: name nothing then.
+    if (parsed.pathname.includes('@')) throw new Error('ambiguous');
     where = `${parsed.hostname}:${parsed.port || '5432'}, database ${parsed.pathname.slice(1) || '(default)'}, user ${decodeURIComponent(parsed.username) || '(default)'}`;
   } catch {
     // An unparseable URL is named as such below.

@@ -158,6 +158,10 @@ for (const backend of BACKENDS) {
       const unknownAnchor = await get(root, resolveUrl(org.baseUrl, 'https://other-anchor.example'));
       assert.equal(unknownAnchor.status, 404);
       assert.equal(unknownAnchor.json.error, 'invalid_trust_anchor');
+      // An anchor below the resolver, not in its own chain: the root would take that anchor's word for its keys, and sign for it.
+      const belowAnchored = await get(root, resolveUrl(org.baseUrl, sovereign.baseUrl));
+      assert.equal(belowAnchored.status, 404);
+      assert.equal(belowAnchored.json.error, 'invalid_trust_anchor');
       assert.equal((await get(root, `/v1/oidf/resolve?sub=${encodeURIComponent(org.baseUrl)}`)).json.error, 'invalid_request');
 
       await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'test' } });
