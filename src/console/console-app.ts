@@ -9,7 +9,7 @@ import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import fastifySession from '@fastify/session';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { createRegistryClient, type RegistryClient } from '../client/registry-client.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -39,7 +39,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   const { config } = options;
   const app = Fastify({
     // One request line, from the HTTP kit, at the level CONSOLE_REQUEST_LOG sets.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     logger: options.logger ?? { level: config.CONSOLE_LOG_LEVEL },
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: 64 * 1024,

@@ -1,5 +1,5 @@
 import { requestIdFor } from '../../core/http/request-id.ts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { firstHeader, httpKit, requestLogMode, serverLogger } from '../../core/http/http-kit.ts';
 import { createServerMetrics, probesAndMetrics } from '../../core/http/http-metrics.ts';
@@ -42,7 +42,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   const manifest = options.manifest ?? loadManifest(config.MESH_MANIFEST);
   const app = Fastify({
     // One request line, from the HTTP kit, at the level MESH_REQUEST_LOG sets.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     logger: serverLogger(options.logger === false ? false : { level: config.MESH_LOG_LEVEL, base: { component: 'gateway' } }),
     bodyLimit: MESH_BODY_LIMIT_BYTES,
     ...jsonRpcFrameworkErrorOptions,

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from '../../core/config.ts';
 import { serverLogger } from '../../core/http/http-kit.ts';
@@ -35,7 +35,7 @@ export function createRegistryFastify(options: RegistryFastifyOptions): FastifyI
   };
   const app = Fastify({
     // One request line, from the HTTP kit, at the level REGISTRY_REQUEST_LOG sets (edge-plugin.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     logger: serverLogger(options.logger === false ? false : { level: config.REGISTRY_LOG_LEVEL, ...(options.logStream ? { stream: options.logStream } : {}) }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request) => requestIdFor(request.headers),
