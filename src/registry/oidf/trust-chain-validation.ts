@@ -34,7 +34,34 @@ export function readEntityStatement(jwt: string, what: string): EntityStatementC
   if (!Number.isFinite(claims.iat) || !Number.isFinite(claims.exp)) throw invalid(`${what} lacks iat or exp.`);
   const jwks = claims.jwks as { keys?: unknown } | undefined;
   if (!jwks || !Array.isArray(jwks.keys)) throw invalid(`${what} has no jwks.`);
+  const problem = shapeProblem(claims);
+  if (problem) throw invalid(`${what} ${problem}.`);
   return claims as unknown as EntityStatementClaims;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNameList = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/**
+ * What of the claims the chain's checks read is not of the shape OIDF gives it: an answer the caller
+ * can act on (`invalid_trust_chain`) instead of a TypeError deep in validation.
+ */
+function shapeProblem(claims: Record<string, unknown>): string | undefined {
+  if (claims.authority_hints !== undefined && !isNameList(claims.authority_hints)) return 'has authority_hints that are not a list of entity identifiers';
+  if (claims.crit !== undefined && !isNameList(claims.crit)) return 'has a crit that is not a list of claim names';
+  for (const member of ['metadata', 'metadata_policy', 'constraints'] as const) {
+    const value = claims[member];
+    if (value === undefined) continue;
+    if (!isObject(value)) return `has a ${member} that is not an object`;
+    if (member !== 'constraints' && !Object.values(value).every(isObject)) return `has a ${member} whose entity types are not objects`;
+  }
+  const policy = claims.metadata_policy as Record<string, Record<string, unknown>> | undefined;
+  if (policy && !Object.values(policy).every((parameters) => Object.values(parameters).every(isObject))) return 'has a metadata_policy whose parameters are not objects';
+  const naming = (claims.constraints as Record<string, unknown> | undefined)?.naming_constraints;
+  if (naming !== undefined && !(isObject(naming) && ['permitted', 'excluded'].every((key) => naming[key] === undefined || isNameList(naming[key])))) {
+    return 'has naming_constraints that are not lists of names';
+  }
+  return undefined;
 }
 
 async function checkSignature(jwt: string, keys: readonly PublishedJwk[], now: Date, what: string, signer: string): Promise<void> {

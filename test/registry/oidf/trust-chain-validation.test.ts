@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { OIDF_ENDPOINTS, type EntityStatementClaims } from '../../../src/contract/openid-federation.ts';
 import { resolveMetadata } from '../../../src/registry/oidf/metadata-policy.ts';
 import { OidfError } from '../../../src/registry/oidf/oidf-error.ts';
-import { validateTrustChain } from '../../../src/registry/oidf/trust-chain-validation.ts';
+import { readEntityStatement, validateTrustChain } from '../../../src/registry/oidf/trust-chain-validation.ts';
 import { createTestSigner, type TestSigner } from '../../helpers/federation-chain.ts';
 
 const LEAF = 'https://leaf.example';
@@ -78,6 +78,29 @@ describe('trust chain validation (OIDF §10.2, §6.2)', () => {
     }
     const wrongTyp = [await sign(p.leaf, { iss: LEAF, sub: LEAF, jwks: jwks(p.leaf) }, 'JWT'), ...(await chain(p)).slice(1)];
     assert.match((await refusal(validateTrustChain(wrongTyp, TA, undefined, NOW))).message, /not typed entity-statement\+jwt/);
+  });
+});
+
+describe('entity statements of the wrong shape', () => {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const statement = (claims: Record<string, unknown>) =>
+    `${encode({ typ: 'entity-statement+jwt', alg: 'ES256', kid: 'k1' })}.${encode({ iss: 'https://a.example', sub: 'https://a.example', iat: 1, exp: 2, jwks: { keys: [] }, ...claims })}.c2ln`;
+
+  test('claims the checks read in another shape are invalid_trust_chain, never a TypeError', () => {
+    const malformed: Array<Record<string, unknown>> = [
+      { authority_hints: 'https://b.example' },
+      { crit: 'exp' },
+      { metadata: 'x' },
+      { metadata: { federation_entity: 'x' } },
+      { metadata_policy: { federation_entity: null } },
+      { metadata_policy: { federation_entity: { organization_name: 'x' } } },
+      { constraints: [] },
+      { constraints: { naming_constraints: { permitted: '.example' } } },
+    ];
+    for (const claims of malformed) {
+      assert.throws(() => readEntityStatement(statement(claims), 'the statement'), (error: unknown) => error instanceof OidfError && error.code === 'invalid_trust_chain', JSON.stringify(claims));
+    }
+    assert.equal(readEntityStatement(statement({ authority_hints: ['https://b.example'], metadata: { federation_entity: {} } }), 'the statement').sub, 'https://a.example');
   });
 });
 
