@@ -11,9 +11,12 @@ import { failure } from '../runtime/jsonrpc.ts';
 import { meshErrorObject } from '../runtime/mesh-errors.ts';
 import type { TaskLog } from './task-log.ts';
 
-/** Whether the request comes straight from this machine (a forwarding header means a proxy relayed it). */
+/** Headers a proxy adds when it relays a request: any of them means it did not come straight from here. */
+const RELAY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'via'];
+
+/** Whether the request comes straight from this machine (a relay header means a proxy relayed it). */
 function fromThisMachine(request: { headers: Record<string, unknown>; socket: { remoteAddress?: string | undefined } }): boolean {
-  if (request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined) return false;
+  if (RELAY_HEADERS.some((name) => request.headers[name] !== undefined)) return false;
   const address = request.socket.remoteAddress ?? '';
   return isLoopback(address.startsWith('::ffff:') ? address.slice(7) : address);
 }

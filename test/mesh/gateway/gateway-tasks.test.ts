@@ -41,6 +41,11 @@ describe('gateway task log', () => {
     const gateway = await startTestGateway(t, { probe: { entry: 'probe' } });
     const relayed = await fetch(`${gateway.url}/tasks`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
     assert.equal(relayed.status, 403);
+    // A proxy on this machine that says only X-Real-IP (nginx's habit) or Via relayed it too.
+    for (const headers of [{ 'x-real-ip': '203.0.113.9' }, { via: '1.1 proxy' }] as Array<Record<string, string>>) {
+      assert.equal((await fetch(`${gateway.url}/tasks`, { headers })).status, 403, JSON.stringify(headers));
+    }
+    assert.equal((await fetch(`${gateway.url}/tasks`)).status, 200, 'straight from loopback');
     const authenticated = await fetch(`${gateway.url}/tasks`, { headers: { 'x-forwarded-for': '203.0.113.9', ...(await authHeaders()) } });
     assert.equal(authenticated.status, 200);
   });
