@@ -23,7 +23,10 @@ export type EndpointHealth = {
   status: 'healthy' | 'unhealthy' | 'unknown';
   checked_at: string | null;
   latency_ms: number | null;
-  /** Why the last probe failed (`unreachable`, `timeout`, …); null when healthy or never probed. */
+  /**
+   * Why the last probe failed (`unreachable`, `timeout`, …); `no_health_url` for an endpoint that is
+   * never probed because it has no `health_url`; null when healthy or not probed yet.
+   */
   reason: string | null;
 };
 

@@ -1,6 +1,6 @@
 /**
  * The registry records of the shipped mesh agents (contract §3 register body), with endpoints at the
- * gateway (`<gateway>/rpc/<alias>/`, protocol `mesh-a2a-jsonrpc`). `ward start` registers these so the
+ * gateway (`<gateway>/rpc/<alias>/`, protocol `mesh-a2a-jsonrpc`, probed at `<gateway>/rpc/<alias>/health`). `ward start` registers these so the
  * spec's standard flow (discover → route → tasks/send) works on a fresh clone.
  */
 import { AVATAR_AGENT_INFO } from './agents/avatar/avatar-info.ts';
@@ -29,7 +29,8 @@ export function meshAgentRegistrations(options: RegistrationOptions) {
     display_name: info.name,
     jurisdiction: options.jurisdiction ?? 'GB',
     description: info.description,
-    endpoints: [{ url: `${base}/rpc/${info.alias}/`, protocol: MESH_PROTOCOL, priority: 10, weight: 100 }],
+    // The gateway's view of the agent: probed without starting it (docs/mesh.md, "Health").
+    endpoints: [{ url: `${base}/rpc/${info.alias}/`, protocol: MESH_PROTOCOL, priority: 10, weight: 100, health_url: `${base}/rpc/${info.alias}/health` }],
     capabilities: {
       protocols: [MESH_PROTOCOL],
       skills: info.skills.map((skill) => skill.id),

@@ -7,7 +7,7 @@ import type { RegistryServices } from '../registry/services.ts';
 /**
  * Registers the shipped mesh agents in the registry with endpoints at the gateway, so the standard
  * flow (discover → route → tasks/send) works on a fresh start. Idempotent: an agent already
- * registered is left alone, or updated when the gateway's address changed since. Every write goes
+ * registered is left alone, or updated when the gateway's address (or the endpoint's health URL) changed since. Every write goes
  * through the agent service as a registration or a replacement through the API would, with the
  * same records, events and ledger entries; the seed has no idempotency key, because it makes each
  * write once by looking first.
@@ -23,7 +23,8 @@ export async function seedMeshAgents(ward: RegistryServices, gatewayUrl: string,
       agentIds.push((registered.body as AgentRecord).agent_id);
       continue;
     }
-    if (existing.endpoints.map((e) => e.url).join() !== body.endpoints.map((e) => e.url).join()) {
+    const where = (endpoints: readonly { url: string; health_url?: string | undefined }[]) => endpoints.map((e) => `${e.url} ${e.health_url ?? ''}`).join();
+    if (where(existing.endpoints) !== where(body.endpoints)) {
       const { jurisdiction: _fixed, ...document } = body;
       await ward.agents.updateOnce(write, existing.agent_id, '*', document);
     }

@@ -5,6 +5,7 @@ import type { Config } from '../core/config.ts';
 import { startGateway, type RunningGateway } from '../mesh/gateway/gateway-server.ts';
 import type { MeshConfig } from '../mesh/mesh-config.ts';
 import { startRegistry } from '../registry/server.ts';
+import { firstProbe } from './first-probe.ts';
 import { seedMeshAgents } from './seed-mesh-agents.ts';
 
 export type RunningService = {
@@ -17,7 +18,8 @@ export type RunningService = {
 
 /**
  * The whole service on one machine (contract §1, `ward start`): the registry, the admin console, the
- * mesh gateway, and the shipped agents registered with endpoints at the gateway. The console reads
+ * mesh gateway, and the shipped agents registered with endpoints at the gateway and probed at once
+ * (first-probe.ts). The console reads
  * its own settings from `env` (docs/console.md) and is pointed at the registry and gateway started
  * here, whatever ports they got.
  */
@@ -32,6 +34,7 @@ export async function startService(config: Config, meshConfig: MeshConfig, env: 
     );
     registry.ward.computerUse.setConsoleOrigin(config.CONSOLE_URL ?? console.url);
     const agentIds = await seedMeshAgents(registry.ward, gateway.url, registry.ward.clock);
+    const probed = config.REGISTRY_HEALTH_PROBES ? firstProbe(registry.ward, gateway.url, meshConfig.GATEWAY_START_TIMEOUT_MS) : Promise.resolve();
     const running = { gateway, console };
     return {
       registry,
@@ -39,6 +42,7 @@ export async function startService(config: Config, meshConfig: MeshConfig, env: 
       console: running.console,
       agentIds,
       close: async () => {
+        await probed;
         await running.console.close();
         await running.gateway.close();
         await registry.close();

@@ -115,13 +115,14 @@ function AgentTable({ agents, filtered }: { agents: readonly AgentRecord[]; filt
         const health = agent.endpoints.map((endpoint) => endpoint.health.status);
         const up = health.filter((state) => state === 'healthy').length;
         const down = health.filter((state) => state === 'unhealthy').length;
+        const unprobeable = agent.endpoints.filter((endpoint) => endpoint.health.reason === 'no_health_url').length;
         return html`<tr data-agent-id=${agent.agent_id}>
           <td data-label="Name"><a href=${`/agents/${ulidOf(agent.agent_id)}`}>${agent.display_name}</a></td>
           <td data-label="Status"><${Badge} state=${agent.status} /></td>
           <td data-label="Jurisdiction">${agent.jurisdiction}</td>
           <td data-label="Organisation" class="hide-narrow">${String((agent.owner as { org_id?: unknown }).org_id ?? '—')}</td>
           <td data-label="Trust"><${Badge} state=${agent.trust_validation.state} /></td>
-          <td data-label="Endpoints">${down > 0 ? html`<${Badge} state="down" label=${`${down} down`} /> ` : ''}${up}/${health.length} healthy</td>
+          <td data-label="Endpoints">${down > 0 ? html`<${Badge} state="down" label=${`${down} down`} /> ` : ''}${up}/${health.length} healthy${unprobeable > 0 ? html`<br /><span class="muted small">${unprobeable} not probed: no health URL</span>` : ''}</td>
           <td data-label="Updated" class="hide-narrow"><${Time} at=${agent.updated_at} /></td>
         </tr>`;
       })}
@@ -185,7 +186,7 @@ async function detailPage(request: FastifyRequest, reply: FastifyReply, id: stri
             <thead><tr><th scope="col">URL</th><th scope="col">Health</th><th scope="col" class="num">Latency</th><th scope="col">Checked</th></tr></thead>
             <tbody>${agent.endpoints.map((endpoint) => html`<tr>
               <td><code>${endpoint.url}</code><br /><span class="muted small">${endpoint.protocol}${endpoint.region ? ` · ${endpoint.region}` : ''} · priority ${endpoint.priority}</span></td>
-              <td><${Badge} state=${endpoint.health.status} />${endpoint.health.reason ? html`<br /><span class="small">${endpoint.health.reason}</span>` : ''}</td>
+              <td><${Badge} state=${endpoint.health.status} />${endpoint.health.reason ? html`<br /><span class="small">${healthReasonText(endpoint.health.reason)}</span>` : ''}</td>
               <td class="num">${ms(endpoint.health.latency_ms)}</td>
               <td><${Time} at=${endpoint.health.checked_at} /></td>
             </tr>`)}</tbody>
@@ -235,4 +236,9 @@ async function confirmPage(request: FastifyRequest, reply: FastifyReply, id: str
           </form>`}
     `,
   );
+}
+
+/** An endpoint's health reason as an operator reads it; the registry's word stays visible. */
+function healthReasonText(reason: string): string {
+  return reason === 'no_health_url' ? 'Not probed: the endpoint has no health URL (no_health_url)' : reason;
 }

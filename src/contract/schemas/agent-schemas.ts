@@ -136,7 +136,7 @@ const EndpointView = Type.Object({
     status: StringEnum(['healthy', 'unhealthy', 'unknown'] as const),
     checked_at: Nullable(Timestamp),
     latency_ms: Nullable(Type.Number()),
-    reason: Nullable(Type.String()),
+    reason: Nullable(Type.String({ description: 'Why the last probe failed; `no_health_url` for an endpoint never probed because it has no health_url; null when healthy or not probed yet' })),
   }),
 });
 

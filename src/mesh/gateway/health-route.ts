@@ -6,7 +6,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { MeshConfig } from '../mesh-config.ts';
+import { failure } from '../runtime/jsonrpc.ts';
+import { meshErrorObject } from '../runtime/mesh-errors.ts';
 import type { AgentProcessSnapshot } from './agent-process.ts';
+import { answerJson } from './gateway-errors.ts';
+
+/** States in which a call to the agent is expected to be served (a stopped agent starts on first use). */
+const SERVABLE_STATES = new Set(['stopped', 'starting', 'running', 'stopping']);
 
 export type HealthRouteOptions = {
   readonly config: MeshConfig;
@@ -33,6 +39,19 @@ export function registerHealthRoute(app: FastifyInstance, options: HealthRouteOp
       uptime_s: Math.floor((clock.now().getTime() - startedAt) / 1000),
       agents: authenticated ? agents : agents.map(publicAgentView(config.REGISTRY_ENV === 'production')),
     };
+  });
+  // One agent's health as the registry's prober reads it (its endpoints' `health_url`): answered from
+  // what the gateway knows, never by starting the agent, so probes neither start agents nor keep them
+  // running. 200 while a call would be served (stopped agents start on first use); 503 while it is
+  // failing (failed to start, or crashed and waiting to restart).
+  app.get<{ Params: { alias: string } }>('/rpc/:alias/health', async (request, reply) => {
+    const { alias } = request.params;
+    if (!app.meshFleet.has(alias)) return answerJson(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
+    const agent = app.meshFleet.snapshot(0).find((entry) => entry.alias === alias) as AgentProcessSnapshot;
+    const servable = SERVABLE_STATES.has(agent.state);
+    const { log_tail: _tail, ...view } = publicAgentView(config.REGISTRY_ENV === 'production')(agent) as AgentProcessSnapshot;
+    reply.header('cache-control', 'no-store');
+    return answerJson(reply, servable ? 200 : 503, { status: servable ? 'ok' : 'unavailable', ...view });
   });
 }
 

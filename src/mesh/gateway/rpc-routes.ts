@@ -11,6 +11,7 @@ import { scanForPhi, scanHeadersForPhi } from '../../core/phi/index.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import { failure } from '../runtime/jsonrpc.ts';
 import { isMeshRpcError, meshErrorObject } from '../runtime/mesh-errors.ts';
+import { wantsA2aV03 } from '../runtime/card.ts';
 import { nextTraceparent } from '../runtime/trace-context.ts';
 import type { AgentFleet } from './agent-fleet.ts';
 import { agentRequestHeaders, forwardToAgent } from './agent-proxy.ts';
@@ -84,19 +85,39 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, taskLog: Tas
   });
 }
 
-/** `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card, started if need be. */
-async function serveCard(app: FastifyInstance, config: MeshConfig, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
+/**
+ * The last card each agent served, by alias and card shape (0.3 or 1.0): a card read while the agent
+ * is not running is answered from here, so reading a card (the registry's health probe does, every
+ * round) starts an agent only the first time, and never keeps one from its idle stop.
+ */
+export type CardMemory = Map<string, unknown>;
+
+function cardKey(alias: string, version: string | undefined): string {
+  return `${alias} ${wantsA2aV03(version) ? '0.3' : '1.0'}`;
+}
+
+/**
+ * `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card. A running agent is asked; one that
+ * is not running answers from the card memory, and is started only when it never served a card. A
+ * card read is not use: it does not put off the agent's idle stop.
+ */
+async function serveCard(app: FastifyInstance, config: MeshConfig, cards: CardMemory, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
   const { alias } = request.params;
   if (!app.meshFleet.has(alias)) return answerJson(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
+  const version = firstHeader(request.headers, 'a2a-version');
+  const key = cardKey(alias, version);
+  reply.header('vary', 'A2A-Version');
+  const running = app.meshFleet.get(alias).url;
+  if (running === undefined && cards.has(key)) return answerJson(reply, 200, cards.get(key));
   try {
-    const url = await ensureAgent(app.meshFleet, request, reply, alias);
-    const version = firstHeader(request.headers, 'a2a-version');
+    const url = running ?? (await ensureAgent(app.meshFleet, request, reply, alias));
     const response = await fetch(`${url}/.well-known/agent-card.json`, {
       headers: version === undefined ? {} : { 'a2a-version': version },
       signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
     });
-    reply.header('vary', 'A2A-Version');
-    return answerJson(reply, response.status, await response.json());
+    const card: unknown = await response.json();
+    if (response.ok) cards.set(key, card);
+    return answerJson(reply, response.status, card);
   } catch (error) {
     return answerJson(reply, plainHttpStatus(error), failure(null, gatewayErrorObject(app.log, error)));
   }
@@ -109,5 +130,6 @@ export function registerRpcRoutes(app: FastifyInstance, config: MeshConfig, task
   app.post<{ Params: { alias: string } }>('/rpc/:alias', rpc);
   app.post<{ Params: { alias: string } }>('/rpc/:alias/', rpc);
   // Public, as A2A clients expect (a card carries no secrets); starting the agent is what a call would do.
-  app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', (request, reply) => serveCard(app, config, request, reply));
+  const cards: CardMemory = new Map();
+  app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', (request, reply) => serveCard(app, config, cards, request, reply));
 }

@@ -8,6 +8,9 @@ export type StoredDocument = AgentDocument & { trust_validation: TrustValidation
 
 /** Health ranks as stored: the best reading among an agent's endpoints. */
 export const HEALTH_RANKS = { healthy: 2, unknown: 1, unhealthy: 0 } as const;
+/** The health reason of an endpoint the prober cannot probe: it has no `health_url`. */
+export const NO_HEALTH_URL = 'no_health_url';
+
 /** An agent's rank until its endpoints are probed (again). */
 export const UNKNOWN_RANK = HEALTH_RANKS.unknown;
 
@@ -60,7 +63,8 @@ export async function withHealth(db: Storage['db'], row: AgentRow): Promise<Agen
 
 /**
  * The row as the API returns it. An endpoint without a reading whose URL matches is `unknown`
- * (never probed, or its address changed since).
+ * (never probed, or its address changed since); one without a `health_url` says so in its reason,
+ * as it is never probed.
  */
 export function toAgentRecord(row: AgentRow, readings: readonly EndpointHealthRow[]): AgentRecord {
   const document = row.record as StoredDocument;
@@ -76,7 +80,7 @@ export function toAgentRecord(row: AgentRow, readings: readonly EndpointHealthRo
         ...endpoint,
         health: reading
           ? { status: reading.status, checked_at: reading.checked_at, latency_ms: reading.latency_ms, reason: reading.reason }
-          : { status: 'unknown' as const, checked_at: null, latency_ms: null, reason: null },
+          : { status: 'unknown' as const, checked_at: null, latency_ms: null, reason: endpoint.health_url ? null : NO_HEALTH_URL },
       };
     }),
     capabilities: document.capabilities,

@@ -27,7 +27,7 @@ for (const backend of BACKENDS) {
       assert.equal(record.created_at, record.updated_at);
       assert.deepEqual(record.trust_validation.state, 'validated');
       assert.equal(record.trust_validation.level, 0);
-      assert.deepEqual(record.endpoints[0].health, { status: 'unknown', checked_at: null, latency_ms: null, reason: null });
+      assert.deepEqual(record.endpoints[0].health, { status: 'unknown', checked_at: null, latency_ms: null, reason: 'no_health_url' }, 'an endpoint without a health_url says why it is not probed');
     });
 
     test('defaults fill endpoint priority and weight, capability lists and token binding', async (t) => {
@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
         protocol: 'hl7v2-mllp',
         priority: 100,
         weight: 100,
-        health: { status: 'unknown', checked_at: null, latency_ms: null, reason: null },
+        health: { status: 'unknown', checked_at: null, latency_ms: null, reason: 'no_health_url' },
       });
       assert.deepEqual(record.capabilities, { stream_resume: true, protocols: [], skills: [], features: [], token_binding: 'none' });
       assert.deepEqual(record.trust, { certificates: [], signatures: [], attestations: [] });
