@@ -21,6 +21,8 @@ export type GatewayAgentStatus = {
   last_exit: { code: number | null; signal: string | null; at: string } | null;
   last_error: string | null;
   last_used_at: string | null;
+  /** The agent's web page through the gateway (`<gateway>/rpc/<alias>/avatar`), when it has one. */
+  page_url?: string | null;
 };
 
 /** One exchange the gateway forwarded to an agent, as `/tasks` lists it: never content, never ids. */

@@ -15,7 +15,7 @@ import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsole
 for (const backend of BACKENDS) {
   describe(`console /mesh [${backend}]`, NEEDS_CHROMIUM, () => {
     test('agents with their states; a call starts one and its task shows in flight, then completed, without a reload', async (t) => {
-      const gateway = await startTestGateway(t, { probe: { entry: 'probe' }, slow: { entry: 'slow-answer' }, broken: { entry: 'fails-at-start' } });
+      const gateway = await startTestGateway(t, { probe: { entry: 'probe', page: '/probe-page' }, slow: { entry: 'slow-answer' }, broken: { entry: 'fails-at-start' } });
       const failed = await rpc(`${gateway.url}/rpc/broken`, 'probe/info', {});
       assert.equal(failed.error.code, -32011);
       const stack = await startConsoleStack(t, backend, { consoleEnv: { GATEWAY_URL: gateway.url } });
@@ -28,6 +28,9 @@ for (const backend of BACKENDS) {
       const probe = page.locator('#mesh-agent-table tr[data-alias="probe"]');
       assert.equal((await probe.locator('.badge').textContent())?.trim(), 'stopped');
       assert.match((await probe.locator('td').first().textContent()) ?? '', /not called yet/);
+      // An agent's web page (the gateway's page_url) is linked from its row; an agent without one has no link.
+      assert.equal(await probe.locator('a[data-page-link="probe"]').getAttribute('href'), `${gateway.url}/rpc/probe/probe-page`);
+      assert.equal(await page.locator('#mesh-agent-table tr[data-alias="slow"] a[data-page-link]').count(), 0);
       const broken = page.locator('#mesh-agent-table tr[data-alias="broken"]');
       assert.match((await broken.getAttribute('data-state')) ?? '', /^(failed|backoff)$/);
       assert.match((await broken.locator('td[data-label="Last error"]').textContent()) ?? '', /\S/);

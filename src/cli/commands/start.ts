@@ -22,6 +22,7 @@ export const startCommand = servingCommand('start', USAGE, async () => {
       `Ward registry:  ${registryUrl}  (OpenAPI: ${registryUrl}/v1/openapi.json)`,
       `Admin console:  ${service.console.url}${service.console.openAccess ? '  (development: open without sign-in)' : ''}`,
       `Mesh gateway:   ${service.gateway.url}  (agents at ${service.gateway.url}/rpc/<alias>)`,
+      `Avatar page:    ${service.gateway.url}/rpc/clinician_avatar/avatar  (the clinician avatar, started on first use)`,
       `Mesh agents registered: ${service.agentIds.join(', ')}`,
       ...(config.REGISTRY_AUTH_MODE === 'disabled'
         ? [

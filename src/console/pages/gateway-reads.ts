@@ -113,7 +113,18 @@ function agentOf(raw: Record<string, unknown>): GatewayAgent {
     last_error: text(raw.last_error),
     last_used_at: text(raw.last_used_at),
     dependencies: Array.isArray(raw.dependencies) ? raw.dependencies.filter((item): item is string => typeof item === 'string') : [],
+    page_url: webUrl(raw.page_url),
   };
+}
+
+/** An http(s) URL as it came, else null: the page links it, and no other scheme is a page. */
+function webUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -95,7 +95,7 @@ function AgentRow({ agent, tasks, now }: { agent: GatewayAgent; tasks: GatewayTa
   for (const task of recent) byState.set(task.state, (byState.get(task.state) ?? 0) + 1);
   const uptime = agent.state === 'running' && agent.running_since ? Math.max(0, Math.floor((now - Date.parse(agent.running_since)) / 1000)) : null;
   return html`<tr data-alias=${agent.alias} data-state=${agent.state}>
-    <th scope="row" data-label="Agent"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}</th>
+    <th scope="row" data-label="Agent"><code>${agent.alias}</code>${agent.dependencies.length > 0 && html`<br /><span class="small muted">needs ${agent.dependencies.join(', ')}</span>`}${agent.page_url && html`<br /><a class="small" href=${agent.page_url} data-page-link=${agent.alias}>Open its page<span class="sr-only"> (${agent.alias})</span></a>`}</th>
     <td data-label="State"><${Badge} state=${GATEWAY_STATE_BADGE[agent.state] ?? 'neutral'} label=${agent.state} />${agent.state === 'running' ? null : html`<br />${stateReason(agent)}`}</td>
     <td data-label="Port" class="num">${agent.port ?? html`<span class="muted">—</span>`}</td>
     <td data-label="Uptime">${uptime === null ? html`<span class="muted">not running</span>` : html`<span title=${`since ${agent.running_since ?? ''}`}>${duration(uptime)}</span>`}</td>

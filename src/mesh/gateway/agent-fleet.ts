@@ -145,12 +145,16 @@ export class AgentFleet {
     return stopped;
   }
 
-  snapshot(tailLines: number): (AgentProcessSnapshot & { dependencies: readonly string[]; idle_timeout_ms: number })[] {
-    return [...this.#processes.values()].map((agent) => ({
-      ...agent.snapshot(tailLines),
-      dependencies: this.#options.manifest.agents.get(agent.alias)?.dependencies ?? [],
-      idle_timeout_ms: this.#idleTimeout(agent.alias),
-    }));
+  snapshot(tailLines: number): (AgentProcessSnapshot & { dependencies: readonly string[]; idle_timeout_ms: number; page_url: string | null })[] {
+    return [...this.#processes.values()].map((agent) => {
+      const page = this.#options.manifest.agents.get(agent.alias)?.page;
+      return {
+        ...agent.snapshot(tailLines),
+        dependencies: this.#options.manifest.agents.get(agent.alias)?.dependencies ?? [],
+        idle_timeout_ms: this.#idleTimeout(agent.alias),
+        page_url: page === undefined ? null : `${this.#options.gatewayUrl()}/rpc/${agent.alias}${page}`,
+      };
+    });
   }
 
   /** Stops every agent, dependents before their dependencies. */

@@ -153,3 +153,33 @@ function sendAnswer(reply: FastifyReply, answer: Readable, exchange: Pick<AgentE
 function tap(answer: Readable, onChunk: (chunk: Buffer) => void): void {
   answer.once('resume', () => answer.on('data', onChunk));
 }
+
+/** Response headers of an agent's own web routes (a page's security headers) passed back besides the usual ones. */
+const WEB_RESPONSE_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-security-policy', 'x-content-type-options', 'referrer-policy', 'etag', 'last-modified'];
+
+export type AgentWebExchange = {
+  /** The agent's base URL. */
+  readonly url: string;
+  readonly method: 'GET' | 'HEAD' | 'POST';
+  /** The path on the agent, with its query (`/avatar`, `/tts/voices?x=1`). */
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer | undefined;
+  readonly onUnreachable: (error: Error) => void;
+  readonly onEnd: () => void;
+};
+
+/** Forwards one request to an agent's own HTTP routes (not JSON-RPC) and sends its answer on. */
+export function forwardToAgentWeb(reply: FastifyReply, exchange: AgentWebExchange): FastifyReply {
+  reply.raw.once('close', exchange.onEnd);
+  const { body } = exchange;
+  return reply.from(`${exchange.url}${exchange.path}`, {
+    method: exchange.method,
+    ...(body === undefined ? {} : { body, contentType: 'application/octet-stream' }),
+    rewriteRequestHeaders: () => ({ ...exchange.headers, ...(body === undefined ? {} : { 'content-length': String(body.length) }) }),
+    rewriteHeaders: (headers) => pickHeaders(headers as IncomingHttpHeaders, WEB_RESPONSE_HEADERS),
+    onError: (_reply, { error }) => {
+      if (!reply.raw.destroyed) exchange.onUnreachable(error);
+    },
+  });
+}

@@ -2,10 +2,12 @@
  * The gateway's routes (contract §10) as the `ward-gateway-routes` plugin, over `ward-mesh-transport`
  * (`meshAuthenticate`), `ward-agent-proxy` (`reply.from`) and the fleet (`meshFleet`): JSON-RPC and
  * SSE forwarding and the card (rpc-routes.ts), the WebSocket proxy (websocket-route.ts), `/health`
- * (health-route.ts) and `/tasks`, the log of forwarded exchanges (task-route.ts, task-log.ts). Its own failures are always JSON-RPC envelopes.
+ * (health-route.ts), `/tasks`, the log of forwarded exchanges (task-route.ts, task-log.ts), and
+ * agents' own HTTP routes under `/rpc/{alias}/` (agent-web-route.ts). Its own failures are always JSON-RPC envelopes.
  */
 import fastifyPlugin from 'fastify-plugin';
 import type { MeshConfig } from '../mesh-config.ts';
+import { registerAgentWebRoute } from './agent-web-route.ts';
 import { registerHealthRoute, type HealthRouteOptions } from './health-route.ts';
 import { registerRpcRoutes } from './rpc-routes.ts';
 import { createTaskLog } from './task-log.ts';
@@ -22,6 +24,7 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
     registerWebSocketRoute(app);
     registerHealthRoute(app, options);
     registerTaskRoute(app, taskLog);
+    registerAgentWebRoute(app, options.config);
   },
   {
     name: 'ward-gateway-routes',

@@ -27,6 +27,8 @@ const ManifestSchema = Type.Object({
         idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 0 })),
         start_timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
         env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z_][A-Z0-9_]*$' }), Type.String())),
+        /** A web page the agent serves (a path on the agent, e.g. `/avatar`): linked from /health and the console. */
+        page: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9._~/-]{0,200}$' })),
       },
       { additionalProperties: false },
     ),
@@ -42,6 +44,8 @@ export type ManifestAgent = {
   readonly idleTimeoutMs?: number;
   readonly startTimeoutMs?: number;
   readonly env: Readonly<Record<string, string>>;
+  /** The agent's web page, a path on the agent (reached through the gateway at `/rpc/<alias><page>`). */
+  readonly page?: string;
 };
 
 export type AgentManifest = { readonly source: string; readonly agents: ReadonlyMap<string, ManifestAgent> };
@@ -100,6 +104,7 @@ export function parseManifest(value: unknown, baseDir: string, source = '(inline
       ...(entry.idle_timeout_ms === undefined ? {} : { idleTimeoutMs: entry.idle_timeout_ms }),
       ...(entry.start_timeout_ms === undefined ? {} : { startTimeoutMs: entry.start_timeout_ms }),
       env: entry.env ?? {},
+      ...(entry.page === undefined ? {} : { page: entry.page }),
     });
   }
   for (const agent of agents.values()) {

@@ -15,7 +15,7 @@ import type { TaskLog } from './task-log.ts';
 const RELAY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'via'];
 
 /** Whether the request comes straight from this machine (a relay header means a proxy relayed it). */
-function fromThisMachine(request: { headers: Record<string, unknown>; socket: { remoteAddress?: string | undefined } }): boolean {
+export function fromThisMachine(request: { headers: Record<string, unknown>; socket: { remoteAddress?: string | undefined } }): boolean {
   if (RELAY_HEADERS.some((name) => request.headers[name] !== undefined)) return false;
   const address = request.socket.remoteAddress ?? '';
   return isLoopback(address.startsWith('::ffff:') ? address.slice(7) : address);

@@ -19,6 +19,8 @@ export type FixtureAgent = {
   start_timeout_ms?: number;
   /** The manifest port (default 0); the gateway uses it only with GATEWAY_AGENT_PORTS=manifest. */
   port?: number;
+  /** The agent's web page (a path on the agent). */
+  page?: string;
 };
 
 /** The environment of this process without mesh or registry settings: children see only what the gateway gives them. */
@@ -51,6 +53,7 @@ export async function startTestGateway(
           dependencies: agent.dependencies ?? [],
           ...(agent.idle_timeout_ms === undefined ? {} : { idle_timeout_ms: agent.idle_timeout_ms }),
           ...(agent.start_timeout_ms === undefined ? {} : { start_timeout_ms: agent.start_timeout_ms }),
+          ...(agent.page === undefined ? {} : { page: agent.page }),
         },
       ]),
     ),

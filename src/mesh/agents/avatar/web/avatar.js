@@ -1,6 +1,7 @@
 /* global document, fetch, Audio, Blob, performance, requestAnimationFrame, setTimeout, clearTimeout, atob */
 // The clinician avatar's development page (docs/avatar.md, "Web page"). It talks to the agent that
-// served it: GET /dev/token, JSON-RPC on POST /, POST /tts. Every text from the patient, the clinician
+// served it, by URLs relative to the page (so it works at the agent's root, `/avatar`, and through the
+// gateway, `/rpc/clinician_avatar/avatar`): GET dev/token, JSON-RPC on POST ./, POST tts. Every text from the patient, the clinician
 // or the agent goes into the page through textContent, never as markup.
 
 const $ = (id) => document.getElementById(id);
@@ -15,7 +16,7 @@ function setStatus(text, kind = 'info') {
 /** A development token, fetched again shortly before the current one expires. */
 async function credentials() {
   if (state.token && Date.now() < state.expiresAt - 30_000) return;
-  const response = await fetch('/dev/token', { cache: 'no-store' });
+  const response = await fetch('dev/token', { cache: 'no-store' });
   if (response.status === 404) throw new Error('Development tokens are off on this agent (MESH_JWT_SECRET is not the default), so this page cannot call it.');
   if (!response.ok) throw new Error(`This agent refused a development token (HTTP ${response.status}); open the page from the same machine.`);
   const body = await response.json();
@@ -36,7 +37,7 @@ function describeError(error) {
 async function rpc(method, params) {
   await credentials();
   state.rpcId += 1;
-  const response = await fetch('/', { method: 'POST', headers: authHeaders(), body: JSON.stringify({ jsonrpc: '2.0', id: state.rpcId, method, params }) });
+  const response = await fetch('./', { method: 'POST', headers: authHeaders(), body: JSON.stringify({ jsonrpc: '2.0', id: state.rpcId, method, params }) });
   const body = await response.json();
   if (body.error) throw new Error(describeError(body.error));
   return body.result;
@@ -177,7 +178,7 @@ async function speak(text) {
   if (!$('speak').checked) return;
   for (const chunk of speechChunks(text, state.maxChars)) {
     await credentials();
-    const response = await fetch('/tts', { method: 'POST', headers: authHeaders(), body: JSON.stringify({ text: chunk, voice: $('voice').value || undefined }) });
+    const response = await fetch('tts', { method: 'POST', headers: authHeaders(), body: JSON.stringify({ text: chunk, voice: $('voice').value || undefined }) });
     const body = await response.json();
     if (!response.ok) {
       setStatus(`Speech unavailable: ${describeError(body.error)}`, 'error');
@@ -194,7 +195,7 @@ function say(text) {
 
 async function loadVoices() {
   await credentials();
-  const response = await fetch('/tts/voices', { headers: authHeaders() });
+  const response = await fetch('tts/voices', { headers: authHeaders() });
   if (!response.ok) return;
   const body = await response.json();
   state.maxChars = body.max_text_chars;
