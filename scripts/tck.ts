@@ -1,14 +1,13 @@
 // `npm run tck`: the official A2A TCK (a third-party kit, run from where it lies: ../shared/a2a-tck,
 // or TCK_KIT_DIR) against Ward's TCK agent, JSON-RPC transport, categories mandatory and capabilities,
 // for two targets: `direct` (`ward agent tck` as a child process) and `gateway` (a gateway started here
-// with the TCK agent's manifest, which starts the agent on first use, reached through a small proxy
-// that puts `/rpc/tck/` at a host's root: the kit reads the card at the root of the host). Prints
+// with the TCK agent's manifest, which starts the agent on first use, presenting it at the root of a
+// listener of its own, GATEWAY_ROOT_LISTENERS: the kit reads the card at the root of the host). Prints
 // `tck <target> <category>: N passed, N failed` per run and exits 1 when any test failed or a run did
 // not finish, other than the tests judged wrong (JUDGED_WRONG: they are printed, and counted failed). Without the kit, or without a Python that has its packages (docs/conformance.md lists the
 // Debian ones), it says "skipped" and exits 0. Nothing is written into the kit: no pytest cache, no
 // bytecode; agents' data goes to a temp dir.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,31 +66,6 @@ function stopAgent(child: ChildProcess): Promise<void> {
   });
 }
 
-/**
- * An HTTP proxy that serves `upstream` (`<gateway>/rpc/tck`) at its root, streaming both ways (SSE
- * included): what an operator's reverse proxy does to give one agent a host of its own.
- */
-function rootProxy(upstream: string): Promise<{ port: number; server: Server }> {
-  const server = createServer((incoming, answer) => {
-    const target = new URL(`${upstream}${incoming.url ?? '/'}`);
-    const forward = httpRequest(target, { method: incoming.method, headers: { ...incoming.headers, host: target.host } }, (reply) => {
-      answer.writeHead(reply.statusCode ?? 502, reply.headers);
-      reply.pipe(answer);
-    });
-    forward.on('error', () => {
-      if (!answer.headersSent) answer.writeHead(502);
-      answer.end();
-    });
-    incoming.pipe(forward);
-  });
-  return new Promise((listening) =>
-    server.listen(0, 'localhost', () => {
-      const address = server.address();
-      listening({ port: address && typeof address === 'object' ? address.port : 0, server });
-    }),
-  );
-}
-
 function runKit(python: string, sutUrl: string, category: string, env: NodeJS.ProcessEnv): Promise<Outcome & { output: string }> {
   const args = ['run_tck.py', '--sut-url', sutUrl, '--category', category, '--transports', 'jsonrpc'];
   const child = spawn(python, args, { cwd: KIT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -142,16 +116,24 @@ async function direct(run: Run): Promise<number> {
   }
 }
 
-/** The TCK agent behind a gateway (started on first use, as every agent), at a host's root through a proxy. */
+/**
+ * The TCK agent behind a gateway (started on first use, as every agent), presented at the root of a
+ * listener of its own (`GATEWAY_ROOT_LISTENERS`), where the kit looks for the card.
+ */
 async function throughGateway(run: Run): Promise<number> {
-  const config = loadMeshConfig({ ...run.baseEnv, MESH_HOST: 'localhost', MESH_MANIFEST: TCK_MANIFEST, MESH_DATA_DIR: join(run.dataDir, 'gateway'), GATEWAY_PORT: '0' });
+  const config = loadMeshConfig({
+    ...run.baseEnv,
+    MESH_HOST: 'localhost',
+    MESH_MANIFEST: TCK_MANIFEST,
+    MESH_DATA_DIR: join(run.dataDir, 'gateway'),
+    GATEWAY_PORT: '0',
+    GATEWAY_ROOT_LISTENERS: 'tck=0',
+  });
   const gateway = await startGateway(config);
-  const proxy = await rootProxy(`${gateway.url}/rpc/tck`);
   try {
-    return await runCategories(run, 'gateway', `http://localhost:${proxy.port}`);
+    const root = gateway.rootUrls.get('tck') as string;
+    return await runCategories(run, 'gateway', root.replace(/\/$/, ''));
   } finally {
-    proxy.server.closeAllConnections();
-    await new Promise((closed) => proxy.server.close(closed));
     await gateway.close();
   }
 }

@@ -49,6 +49,11 @@ export const MeshConfigSchema = Type.Object({
    * collide with them); `manifest`: on their manifest ports (for a firewall or a proxy in front).
    */
   GATEWAY_AGENT_PORTS: Type.Union([Type.Literal('free'), Type.Literal('manifest')], { default: 'free' }),
+  /**
+   * Agents presented at the root of a listener of their own, for A2A clients that find one agent per
+   * host (`/.well-known/agent-card.json`): `alias=port[,alias=port…]`, port `0` for any free port.
+   */
+  GATEWAY_ROOT_LISTENERS: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}=\\d{1,5}(,[a-z][a-z0-9_-]{0,62}=\\d{1,5})*$' })),
   DID_VERIFY: Type.Boolean({ default: false }),
   DID_WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   /** The speech engine the clinician avatar runs as a separate process (a name on PATH or a path). */
@@ -76,7 +81,29 @@ export function loadMeshConfig(env: Record<string, string | undefined> = process
     throw new ConfigError('GATEWAY_RESTART_BACKOFF_MAX_MS', 'must not be below GATEWAY_RESTART_BACKOFF_MS');
   }
   if (config.REGISTRY_ENV === 'production') checkMeshProductionGuards(config);
+  rootListenerPorts(config);
   return Object.freeze(config);
+}
+
+/**
+ * `GATEWAY_ROOT_LISTENERS` as alias → port. Refused: a port over 65535, an alias named twice, two
+ * agents on one port, or the gateway's own port. Whether each alias is in the manifest is checked
+ * when the gateway starts (the manifest is read there).
+ */
+export function rootListenerPorts(config: Pick<MeshConfig, 'GATEWAY_ROOT_LISTENERS' | 'GATEWAY_PORT'>): ReadonlyMap<string, number> {
+  const ports = new Map<string, number>();
+  if (config.GATEWAY_ROOT_LISTENERS === undefined) return ports;
+  for (const pair of config.GATEWAY_ROOT_LISTENERS.split(',')) {
+    const [alias = '', text = ''] = pair.split('=');
+    const port = Number(text);
+    if (port > 65535) throw new ConfigError('GATEWAY_ROOT_LISTENERS', `${alias}: port ${port} is over 65535`);
+    if (ports.has(alias)) throw new ConfigError('GATEWAY_ROOT_LISTENERS', `${alias} is named twice`);
+    if (port !== 0 && port === config.GATEWAY_PORT) throw new ConfigError('GATEWAY_ROOT_LISTENERS', `${alias}: port ${port} is the gateway's own (GATEWAY_PORT)`);
+    const other = [...ports].find(([, taken]) => taken !== 0 && taken === port);
+    if (other) throw new ConfigError('GATEWAY_ROOT_LISTENERS', `${alias} and ${other[0]} both use port ${port}`);
+    ports.set(alias, port);
+  }
+  return ports;
 }
 
 /** Contract §9 for the mesh: a strong, non-default secret; no local stand-in for did:web. */

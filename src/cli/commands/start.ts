@@ -23,6 +23,7 @@ export const startCommand = servingCommand('start', USAGE, async () => {
       `Admin console:  ${service.console.url}${service.console.openAccess ? '  (development: open without sign-in)' : ''}`,
       `Mesh gateway:   ${service.gateway.url}  (agents at ${service.gateway.url}/rpc/<alias>)`,
       `Avatar page:    ${service.gateway.url}/rpc/clinician_avatar/avatar  (the clinician avatar, started on first use)`,
+      ...[...service.gateway.rootUrls].map(([alias, url]) => `  ${alias} at the root of ${url}  (GATEWAY_ROOT_LISTENERS)`),
       `Mesh agents registered: ${service.agentIds.join(', ')}`,
       ...(config.REGISTRY_AUTH_MODE === 'disabled'
         ? [

@@ -15,6 +15,8 @@ export type AgentFleetOptions = {
   readonly clock: Clock;
   /** The gateway's own URL, handed to children so they reach their dependencies through it. */
   readonly gatewayUrl: () => string;
+  /** An agent's public URL when it is not `<gateway>/rpc/<alias>/` (a root listener's), per start. */
+  readonly publicUrl?: (alias: string) => string | undefined;
   /** The environment children inherit (default `process.env`). */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
   readonly onEvent?: (event: { alias: string; state: AgentProcessState; detail?: Record<string, unknown> }) => void;
@@ -86,7 +88,7 @@ export class AgentFleet {
       ...agent?.env,
       // The child reports the port it got over IPC, so a free port needs no guessing.
       AGENT_PORT: String(config.GATEWAY_AGENT_PORTS === 'manifest' ? (agent?.port ?? 0) : 0),
-      AGENT_PUBLIC_URL: `${gateway}/rpc/${alias}/`,
+      AGENT_PUBLIC_URL: this.#options.publicUrl?.(alias) ?? `${gateway}/rpc/${alias}/`,
       MESH_GATEWAY_URL: gateway,
       MESH_MANIFEST: this.#options.manifest.source,
       MESH_DATA_DIR: this.#options.config.MESH_DATA_DIR,

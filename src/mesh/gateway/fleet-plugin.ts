@@ -22,6 +22,8 @@ export type FleetPluginOptions = {
   readonly clock: Clock;
   /** The gateway's own URL, known once it listens. */
   readonly gatewayUrl: () => string;
+  /** An agent's public URL when it is not `<gateway>/rpc/<alias>/` (a root listener's). */
+  readonly publicUrl?: (alias: string) => string | undefined;
   /** The environment children inherit (default `process.env`). */
   readonly childEnv?: Readonly<Record<string, string | undefined>> | undefined;
   /** `false`: no automatic idle sweep (tests call `meshFleet.sweepIdle()` themselves). */
@@ -49,6 +51,7 @@ export const agentFleetPlugin = fastifyPlugin<FleetPluginOptions>(
       config,
       clock: options.clock,
       gatewayUrl: options.gatewayUrl,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(options.childEnv ? { baseEnv: options.childEnv } : {}),
       onEvent: (event) => {
         agentStates.inc({ alias: event.alias, state: event.state });

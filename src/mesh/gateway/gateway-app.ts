@@ -12,6 +12,7 @@ import { agentProxy } from './agent-proxy.ts';
 import { agentFleetPlugin } from './fleet-plugin.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import { loadManifest, type AgentManifest } from './manifest.ts';
+import { rootListeners } from './root-listeners.ts';
 
 export type BuildGatewayOptions = {
   readonly config: MeshConfig;
@@ -27,19 +28,23 @@ export type BuildGatewayOptions = {
   readonly logTailLines?: number;
   /** `false`: no automatic idle sweep (tests call `meshFleet.sweepIdle()` themselves). */
   readonly idleSweep?: false;
+  /** Filled with the root listeners' URLs by alias (`GATEWAY_ROOT_LISTENERS`) once they listen. */
+  readonly rootUrls?: Map<string, string>;
 };
 
 /**
  * Builds the on-demand gateway without listening (contract §10), as plugins: the HTTP kit, the fleet
  * of agent processes (`ward-agent-fleet`: `meshFleet`, the idle sweep), the mesh transport, the proxy
  * to the agents (`ward-agent-proxy`), its routes (`ward-gateway-routes`: JSON-RPC, SSE and WebSocket
- * forwarding, the card, `/health`) and the probes.
+ * forwarding, the card, `/health`), the probes, and the root listeners (`ward-root-listeners`: agents at
+ * the root of listeners of their own, `GATEWAY_ROOT_LISTENERS`).
  */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now().getTime();
   const manifest = options.manifest ?? loadManifest(config.MESH_MANIFEST);
+  const rootUrls = options.rootUrls ?? new Map<string, string>();
   const app = Fastify({
     // One request line, from the HTTP kit, at the level MESH_REQUEST_LOG sets.
     logController: new LogController({ disableRequestLogging: true }),
@@ -54,6 +59,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     manifest,
     clock,
     gatewayUrl: () => gatewayUrl(app, config),
+    publicUrl: (alias) => rootUrls.get(alias),
     childEnv: options.childEnv,
     idleSweep: options.idleSweep,
   });
@@ -65,6 +71,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   await app.register(agentProxy, { timeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS });
   await app.register(gatewayRoutes, { config, clock, startedAt, logTailLines: options.logTailLines ?? 20 });
   await app.register(probesAndMetrics);
+  await app.register(rootListeners, { config, rootUrls });
   await app.ready();
   return app;
 }
