@@ -41,5 +41,22 @@ for (const backend of BACKENDS) {
       }
       assert.equal(await leaves(), seeded.length + moved.length);
     });
+
+    test('a record an older start registered without a health URL is given one', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const ward = registry.app.ward;
+      for (const body of meshAgentRegistrations({ gatewayUrl: 'http://127.0.0.1:8100' })) {
+        const old = { ...body, endpoints: body.endpoints.map(({ health_url: _health, ...endpoint }) => endpoint) };
+        assert.equal((await registry.call({ method: 'POST', url: '/v1/agents', headers: writeHeaders(), payload: old as object })).status, 201);
+      }
+      const ids = await seedMeshAgents(ward, 'http://127.0.0.1:8100', systemClock);
+      assert.equal(ids.length, 3);
+      for (const id of ids) {
+        const record = await ward.agents.getByRef(id);
+        assert.equal(record.version, 2, 'updated once');
+        const alias = (record.policy_tags as { mesh_alias: string }).mesh_alias;
+        assert.deepEqual(record.endpoints.map((endpoint) => endpoint.health_url), [`http://127.0.0.1:8100/rpc/${alias}/health`]);
+      }
+    });
   });
 }
