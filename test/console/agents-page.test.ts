@@ -34,6 +34,8 @@ for (const backend of BACKENDS) {
       assert.equal(await page.locator('h1').textContent(), 'Agents');
       assert.equal(await page.locator('#agent-list tbody tr').count(), 25);
       assert.match((await page.locator('#agent-list-title').textContent()) ?? '', /27 agents/);
+      // Endpoints registered without a health_url say why they are never probed, rather than looking down.
+      assert.match((await page.locator('#agent-list tbody tr td[data-label="Endpoints"]').first().textContent()) ?? '', /0\/1 healthy\s*1 not probed: no health URL/);
       await assertAccessible(page, '/agents');
       await page.getByRole('link', { name: 'Next page' }).click();
       assert.equal(await page.locator('#agent-list tbody tr').count(), 2);
@@ -45,6 +47,7 @@ for (const backend of BACKENDS) {
       await page.getByRole('link', { name: 'Discharge planner 07' }).click();
       assert.equal(await page.locator('h1').textContent(), 'Discharge planner 07');
       assert.match((await page.locator('#agent-record').textContent()) ?? '', /"1"/);
+      assert.match((await page.locator('#agent-endpoints').textContent()) ?? '', /Not probed: the endpoint has no health URL \(no_health_url\)/);
       await assertAccessible(page, 'agent record');
 
       await page.getByRole('link', { name: 'Suspend' }).click();
