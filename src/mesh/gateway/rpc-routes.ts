@@ -84,14 +84,23 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, taskLog: Tas
   });
 }
 
-/** `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card, started if need be. */
-async function serveCard(app: FastifyInstance, config: MeshConfig, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
+/**
+ * `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card, started if need be; and the same
+ * for `jwks.json`, the key the card is signed with (its `jku` is under the card's URL, so here).
+ */
+async function serveCard(
+  app: FastifyInstance,
+  config: MeshConfig,
+  request: AliasRequest,
+  reply: FastifyReply,
+  document: 'agent-card.json' | 'jwks.json' = 'agent-card.json',
+): Promise<FastifyReply> {
   const { alias } = request.params;
   if (!app.meshFleet.has(alias)) return answerJson(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
   try {
     const url = await ensureAgent(app.meshFleet, request, reply, alias);
     const version = firstHeader(request.headers, 'a2a-version');
-    const response = await fetch(`${url}/.well-known/agent-card.json`, {
+    const response = await fetch(`${url}/.well-known/${document}`, {
       headers: version === undefined ? {} : { 'a2a-version': version },
       signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
     });
@@ -110,4 +119,5 @@ export function registerRpcRoutes(app: FastifyInstance, config: MeshConfig, task
   app.post<{ Params: { alias: string } }>('/rpc/:alias/', rpc);
   // Public, as A2A clients expect (a card carries no secrets); starting the agent is what a call would do.
   app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', (request, reply) => serveCard(app, config, request, reply));
+  app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/jwks.json', (request, reply) => serveCard(app, config, request, reply, 'jwks.json'));
 }
