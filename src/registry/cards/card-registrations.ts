@@ -6,6 +6,7 @@
  * to something else updates the record (`agent.updated`, as any update does); one that no longer
  * reads or verifies suspends the agent with the reason (`agent.suspended`).
  */
+import { randomUUID } from 'node:crypto';
 import { systemContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { isWardError } from '../../core/errors.ts';
@@ -13,6 +14,7 @@ import type { AgentRecord } from '../../contract/agent-record.ts';
 import { recordHeaders, type AgentService } from '../agents/agent-service.ts';
 import { writeOnce, type IdempotentOutcome, type WriteRequest } from '../idempotency/idempotency.ts';
 import type { Storage } from '../storage/database.ts';
+import { acquireLease } from '../storage/stores/lease-store.ts';
 import { insertAgentCard, listCardsToReread, recordCardReading, type AgentCardRow } from '../storage/stores/agent-card-store.ts';
 import { runWrite } from '../storage/write-unit.ts';
 import { agentInputFromCard, cardContentDigest, type CardRegistration } from './card-mapping.ts';
@@ -38,6 +40,46 @@ export type RereadRound = { read: number; updated: number; suspended: number; fa
 
 /** Cards read per round at most (the oldest readings first), so a round stays bounded. */
 const ROUND_SIZE = 500;
+/** Cards read at once within a round. */
+const CONCURRENCY = 4;
+const LEASE = 'card-reread';
+
+/** One card read again: updated when it maps to something new, the agent suspended when it fails. */
+async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status: string }): Promise<'same' | 'updated' | 'suspended' | 'failed'> {
+  const { storage, clock, agents } = deps;
+  const at = clock.now().toISOString();
+  const ctx = systemContext(clock, 'card-reread');
+  try {
+    const current: AgentRecord = await agents.get(row.agent_id);
+    const reading = await deps.readCard(row.card_url);
+    const input = agentInputFromCard(reading.card, { owner: current.owner, policy_tags: current.policy_tags });
+    const digest = cardContentDigest(input);
+    const signedBy = reading.signedBy?.kid ?? null;
+    if (digest === row.content_digest) {
+      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: null, signed_by: signedBy });
+      return 'same';
+    }
+    if (current.status !== 'active') {
+      // A suspended agent's record stays as it was suspended; its card is kept being read.
+      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: 'changed while suspended' });
+      return 'same';
+    }
+    await runWrite(storage, async (unit) => {
+      await agents.update(unit, ctx, row.agent_id, current.version, { ...input, trust: current.trust });
+      await recordCardReading(unit.tx, row.agent_id, { read_at: at, last_error: null, content_digest: digest, signed_by: signedBy });
+    });
+    return 'updated';
+  } catch (error) {
+    if (!isWardError(error) || !error.code.startsWith('CARD_')) throw error;
+    const reason = `agent card re-read failed: ${error.code}: ${error.message}`.slice(0, 1000);
+    const suspend = row.status === 'active';
+    await runWrite(storage, async (unit) => {
+      if (suspend) await agents.changeStatus(unit, ctx, row.agent_id, 'suspend', reason);
+      await recordCardReading(unit.tx, row.agent_id, { read_at: at, last_error: reason });
+    });
+    return suspend ? 'suspended' : 'failed';
+  }
+}
 
 const sourceOf = (reading: CardReading, at: string): CardSource => ({
   kind: 'a2a-agent-card',
@@ -48,59 +90,35 @@ const sourceOf = (reading: CardReading, at: string): CardSource => ({
 
 export function createCardRegistrations(deps: CardRegistrationsDeps) {
   const { storage, clock, agents } = deps;
+  const holder = randomUUID();
 
-  /** One card read again: updated when it maps to something new, the agent suspended when it fails. */
-  async function reread(row: AgentCardRow & { status: string }): Promise<'same' | 'updated' | 'suspended' | 'failed'> {
-    const at = clock.now().toISOString();
-    const ctx = systemContext(clock, 'card-reread');
-    let reading: CardReading;
-    let digest: string;
-    let current: AgentRecord;
-    try {
-      current = await agents.get(row.agent_id);
-      reading = await deps.readCard(row.card_url);
-      const input = agentInputFromCard(reading.card, { owner: current.owner, policy_tags: current.policy_tags });
-      digest = cardContentDigest(input);
-      const signedBy = reading.signedBy?.kid ?? null;
-      if (digest === row.content_digest) {
-        await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: null, signed_by: signedBy });
-        return 'same';
-      }
-      if (current.status !== 'active') {
-        // A suspended agent's record stays as it was suspended; its card is kept being read.
-        await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: 'changed while suspended' });
-        return 'same';
-      }
-      await runWrite(storage, async (unit) => {
-        await agents.update(unit, ctx, row.agent_id, current.version, { ...input, trust: current.trust });
-        await recordCardReading(unit.tx, row.agent_id, { read_at: at, last_error: null, content_digest: digest, signed_by: signedBy });
-      });
-      return 'updated';
-    } catch (error) {
-      if (!isWardError(error) || !error.code.startsWith('CARD_')) throw error;
-      const reason = `agent card re-read failed: ${error.code}: ${error.message}`.slice(0, 1000);
-      const suspend = row.status === 'active';
-      await runWrite(storage, async (unit) => {
-        if (suspend) await agents.changeStatus(unit, ctx, row.agent_id, 'suspend', reason);
-        await recordCardReading(unit.tx, row.agent_id, { read_at: at, last_error: reason });
-      });
-      return suspend ? 'suspended' : 'failed';
-    }
-  }
-
+  /**
+   * One round, by the instance holding the lease (the others read nothing: one reader suspends,
+   * not every instance in turn), `CONCURRENCY` cards at a time.
+   */
   async function rereadAll(): Promise<RereadRound> {
     const round: RereadRound = { read: 0, updated: 0, suspended: 0, failed: 0 };
-    for (const row of await listCardsToReread(storage.db, ROUND_SIZE)) {
-      round.read += 1;
-      try {
-        const outcome = await reread(row);
-        if (outcome !== 'same') round[outcome] += 1;
-      } catch (error) {
-        // A write that lost a race (the owner changed the record meanwhile) is tried next round.
-        round.failed += 1;
-        deps.log(error, `re-reading the card of ${row.agent_id} failed`);
+    const now = clock.now();
+    const leaseMs = 2 * Math.max(deps.intervalMs, 60_000);
+    if (!(await acquireLease(storage.db, { name: LEASE, holder, now: now.toISOString(), expiresAt: new Date(now.getTime() + leaseMs).toISOString() }))) return round;
+    const rows = await listCardsToReread(storage.db, ROUND_SIZE);
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length) {
+        const row = rows[next] as (typeof rows)[number];
+        next += 1;
+        round.read += 1;
+        try {
+          const outcome = await reread(deps, row);
+          if (outcome !== 'same') round[outcome] += 1;
+        } catch (error) {
+          // A write that lost a race (the owner changed the record meanwhile) is tried next round.
+          round.failed += 1;
+          deps.log(error, `re-reading the card of ${row.agent_id} failed`);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     return round;
   }
 

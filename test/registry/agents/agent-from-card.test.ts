@@ -38,6 +38,9 @@ for (const backend of BACKENDS) {
       const registry = await buildTestRegistry(t, backend);
       const cardUrl = `${agent.url}.well-known/agent-card.json`;
       const card: any = await (await fetch(cardUrl)).json();
+      const keyless = await fromCard(registry, cardUrl, {}, {});
+      assert.equal(keyless.status, 400);
+      assert.equal(keyless.body.error.code, 'IDEMPOTENCY_KEY_REQUIRED');
       const headers = writeHeaders();
       const answer = await fromCard(registry, cardUrl, { policy_tags: { purpose_of_use: ['treatment'] } }, headers);
       assert.equal(answer.status, 201, JSON.stringify(answer.body));

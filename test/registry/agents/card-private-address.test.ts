@@ -20,14 +20,15 @@ async function productionRegistry(t: TestContext, backend: Backend, extra: Recor
   const registry = await buildTestRegistry(t, backend, { env: productionJwtEnv(jwks.jwksUri, extra) });
   const now = Math.floor(Date.now() / 1000);
   const token = await signToken(key, tokenClaims({ scope: 'registry:read registry:write', org_id: 'org-leeds', iat: now, exp: now + 300 }));
-  const register = (cardUrl: string) =>
+  const reader = await signToken(key, tokenClaims({ scope: 'registry:read', org_id: 'org-leeds', iat: now, exp: now + 300 }));
+  const register = (cardUrl: string, bearer = token) =>
     registry.call({
       method: 'POST',
       url: '/v1/agents/from-card',
-      headers: writeHeaders({ authorization: `Bearer ${token}` }),
+      headers: writeHeaders({ authorization: `Bearer ${bearer}` }),
       payload: { card_url: cardUrl, jurisdiction: 'GB' },
     });
-  return { registry, register };
+  return { registry, register, reader };
 }
 
 for (const backend of BACKENDS) {
@@ -52,6 +53,9 @@ for (const backend of BACKENDS) {
       assert.equal(unsigned.status, 422);
       assert.equal(unsigned.body.error.code, 'CARD_UNSIGNED', 'production requires signatures by default');
       const ward = await listenAgent(t, createEchoAgent());
+      const readOnly = await allowed.register(`${ward.url}.well-known/agent-card.json`, allowed.reader);
+      assert.equal(readOnly.status, 403);
+      assert.equal(readOnly.body.error.code, 'INSUFFICIENT_SCOPE', 'registration from a card needs the write scope');
       const registered = await allowed.register(`${ward.url}.well-known/agent-card.json`);
       assert.equal(registered.status, 201, JSON.stringify(registered.body));
       assert.equal(registered.body.owner.org_id, 'org-leeds', "the token's organisation owns it");
