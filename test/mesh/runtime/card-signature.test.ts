@@ -3,12 +3,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { canonicalizeAgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
-import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from 'jose';
+import { base64url, decodeProtectedHeader, flattenedVerify, generateKeyPair, importJWK, type JWK } from 'jose';
 import { canonicalAgentCardPayload } from '../../../src/core/crypto/agent-card-canonical.ts';
 import { verifyAgentCard, type CardSignatureError } from '../../../src/core/crypto/agent-card-signature.ts';
 import { CARD_KEY_FILE } from '../../../src/mesh/runtime/card-signing.ts';
 import { createEchoAgent } from '../fixtures/echo-agent.ts';
-import { listenAgent, meshConfig } from '../helpers.ts';
+import { listenAgent, meshConfig, rpc } from '../helpers.ts';
 
 /** The key a card's signature names, fetched from its `jku` (which must be on the card's origin). */
 async function keyFromJku(cardOrigin: string, kid: string, jku?: string): Promise<JWK> {
@@ -57,6 +57,19 @@ describe('signed agent cards', () => {
         await assert.rejects(verifyAgentCard(changed, async (h) => keyFromJku(origin, h.kid, h.jku)), (error: CardSignatureError) => error.failure === 'invalid');
       }
     }
+  });
+
+  test('the extended card (GetExtendedAgentCard, authenticated) is signed too and verifies with the SDK', async (t) => {
+    t.mock.method(console, 'debug', () => {});
+    const { url } = await listenAgent(t, createEchoAgent());
+    const origin = new URL(url).origin;
+    // As JSON, the form a card travels in. The SDK client's own getAgentCard(…, verifier) passes its
+    // internal (oneof `$case`) form and so drops securitySchemes from the payload: a2aproject/a2a-js#663.
+    const card = (await rpc(url, 'GetExtendedAgentCard', {})).result;
+    assert.equal(card.signatures.length, 1);
+    await verifyAgentCardSignature((kid, jku) => keyFromJku(origin, kid, jku))(card);
+    const stranger = verifyAgentCardSignature(async () => (await generateKeyPair('ES256')).publicKey);
+    await assert.rejects(stranger(card), /No valid signatures/);
   });
 
   test("the agent's key stays across restarts on one data directory and changes when its file is removed", async (t) => {
