@@ -155,6 +155,9 @@ function checkSupported(config: Static<typeof ConfigSchema>): void {
   if (config.REGISTRY_KEY_RENEW_DAYS >= config.REGISTRY_KEY_LIFETIME_DAYS) {
     throw new ConfigError('REGISTRY_KEY_RENEW_DAYS', `must be less than REGISTRY_KEY_LIFETIME_DAYS (${config.REGISTRY_KEY_LIFETIME_DAYS})`);
   }
+  if (config.REGISTRY_CARD_REREAD_INTERVAL_MS > 0 && config.REGISTRY_CARD_REREAD_INTERVAL_MS < 1000) {
+    throw new ConfigError('REGISTRY_CARD_REREAD_INTERVAL_MS', 'must be 0 (off) or at least 1000');
+  }
   keySealerFromConfig(config); // a bad key-encryption key stops start-up here, naming its variable
   if (Boolean(config.REGISTRY_TLS_CERT_FILE) !== Boolean(config.REGISTRY_TLS_KEY_FILE)) {
     throw new ConfigError(config.REGISTRY_TLS_CERT_FILE ? 'REGISTRY_TLS_KEY_FILE' : 'REGISTRY_TLS_CERT_FILE', 'TLS needs both a certificate and a key');
