@@ -5,10 +5,13 @@
  * private-address refusal is tested on a production registry (card-private-address.test.ts).
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
 import { createEchoAgent } from '../../mesh/fixtures/echo-agent.ts';
 import { listenAgent } from '../../mesh/helpers.ts';
+import { createRegistryClient } from '../../../src/client/registry-client.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, buildTestRegistry, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 import { cardFor, cardKeyPair, signed, startCardServer } from './card-fixtures.ts';
@@ -202,7 +205,13 @@ for (const backend of BACKENDS) {
       server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
       const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_CARD_REREAD_INTERVAL_MS: '1000', REGISTRY_HEALTH_PROBES: 'false' } });
       await registry.app.listen({ host: '127.0.0.1', port: 0 });
-      const record = (await fromCard(registry, server.cardUrl)).body;
+      const { port } = registry.app.server.address() as AddressInfo;
+      // Through the registry client, over HTTP, as a tool would.
+      const client = createRegistryClient({ baseUrl: `http://127.0.0.1:${port}` });
+      const answer = await client.registerAgentFromCard({ card_url: server.cardUrl, jurisdiction: 'GB' }, { idempotencyKey: randomUUID() });
+      assert.ok(answer.ok, answer.text);
+      const record = answer.body;
+      assert.equal(record.source.signed_by?.kid, 'k1');
       server.card = await signed(cardFor(server.origin, { description: 'Summarises discharge letters, now in Welsh too.' }), key, server.jwksUrl);
       const updated = await eventually(async () => {
         const current = (await registry.call({ method: 'GET', url: `/v1/agents/${ulidOf(record.agent_id)}` })).body;
