@@ -43,6 +43,9 @@ export function agentCalls(t: Transport) {
       send<Static<typeof Agents.AgentListSchema>>(t, 'GET', `/v1/agents${query(filter)}`, call),
     getAgent: (agentId: string, call: CallOptions = {}) => send<AgentRecord>(t, 'GET', `/v1/agents/${id(agentId)}`, call),
     registerAgent: (body: Static<typeof Agents.RegisterAgentBody>, call: CallOptions = {}) => send<AgentRecord>(t, 'POST', '/v1/agents', { ...call, body }),
+    /** `POST /v1/agents/from-card`: the registry reads, checks and verifies the A2A card at `card_url` (docs/mesh.md, "Signed cards"). */
+    registerAgentFromCard: (body: Static<typeof Agents.RegisterFromCardBody>, call: CallOptions = {}) =>
+      send<Static<typeof Agents.AgentFromCardSchema>>(t, 'POST', '/v1/agents/from-card', { ...call, body }),
     updateAgent: (agentId: string, body: Static<typeof Agents.UpdateAgentBody>, call: CallOptions = {}) =>
       send<AgentRecord>(t, 'PUT', `/v1/agents/${id(agentId)}`, { ...call, body }),
     changeAgentStatus: (agentId: string, action: StatusAction, reason: string | undefined, call: CallOptions = {}) =>

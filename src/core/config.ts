@@ -62,6 +62,14 @@ export const ConfigSchema = Type.Object({
   /** mtls mode: PEM CRL(s) of the client CA, re-read when the file changes; revoked client certificates fail the handshake. */
   REGISTRY_MTLS_CRL_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_ALLOW_PRIVATE_ENDPOINTS: Type.Boolean({ default: false }),
+  /** Agent card signatures at `POST /v1/agents/from-card`; unset: `required` in production, `if-present` otherwise. */
+  REGISTRY_CARD_SIGNATURES: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('if-present'), Type.Literal('required')])),
+  /** Deadline of one card read (the card and the JWKS its signature names, each). */
+  REGISTRY_CARD_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  /** Largest card (and JWKS) the registry reads. */
+  REGISTRY_CARD_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
+  /** Time between re-reads of the cards agents were registered from; 0 turns re-reading off on this instance. */
+  REGISTRY_CARD_REREAD_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 7 * 86_400_000, default: 3_600_000 }),
   /** Key-encryption key for the signing keys at rest: 32 bytes, base64 or hex (docs/security.md). */
   REGISTRY_KEY_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** The same, read from a file (a mounted secret). */
@@ -147,6 +155,9 @@ function checkSupported(config: Static<typeof ConfigSchema>): void {
   if (config.REGISTRY_KEY_RENEW_DAYS >= config.REGISTRY_KEY_LIFETIME_DAYS) {
     throw new ConfigError('REGISTRY_KEY_RENEW_DAYS', `must be less than REGISTRY_KEY_LIFETIME_DAYS (${config.REGISTRY_KEY_LIFETIME_DAYS})`);
   }
+  if (config.REGISTRY_CARD_REREAD_INTERVAL_MS > 0 && config.REGISTRY_CARD_REREAD_INTERVAL_MS < 1000) {
+    throw new ConfigError('REGISTRY_CARD_REREAD_INTERVAL_MS', 'must be 0 (off) or at least 1000');
+  }
   keySealerFromConfig(config); // a bad key-encryption key stops start-up here, naming its variable
   if (Boolean(config.REGISTRY_TLS_CERT_FILE) !== Boolean(config.REGISTRY_TLS_KEY_FILE)) {
     throw new ConfigError(config.REGISTRY_TLS_CERT_FILE ? 'REGISTRY_TLS_KEY_FILE' : 'REGISTRY_TLS_CERT_FILE', 'TLS needs both a certificate and a key');
@@ -178,6 +189,11 @@ function checkProductionGuards(config: Static<typeof ConfigSchema>): void {
   if (config.REGISTRY_PARENT_URL && !config.REGISTRY_PARENT_URL.startsWith('https://')) {
     throw new ConfigError('REGISTRY_PARENT_URL', 'must be an https:// URL in production');
   }
+}
+
+/** How card signatures are checked: the setting, else `required` in production and `if-present` elsewhere. */
+export function cardSignaturePolicy(config: Pick<Config, 'REGISTRY_CARD_SIGNATURES' | 'REGISTRY_ENV'>): 'off' | 'if-present' | 'required' {
+  return config.REGISTRY_CARD_SIGNATURES ?? (config.REGISTRY_ENV === 'production' ? 'required' : 'if-present');
 }
 
 /** The URL clients use to reach this registry; defaults to the listen address. */

@@ -41,6 +41,16 @@ export const ERROR_CODES = {
   AGENT_CONFLICT: { status: 409, retryable: false, title: 'The organisation already has an agent of that name.' },
   INVALID_STATE_TRANSITION: { status: 409, retryable: false, title: 'The status change is not allowed.' },
   AGENT_NOT_MUTABLE: { status: 409, retryable: false, title: 'A revoked or retired agent cannot be updated.' },
+  // Registration from an A2A agent card (docs/mesh.md, "Signed cards"): each refusal writes nothing
+  CARD_UNREACHABLE: { status: 422, retryable: false, title: 'The agent card could not be fetched.' },
+  CARD_TOO_LARGE: { status: 422, retryable: false, title: 'The agent card is larger than the registry reads.' },
+  CARD_INVALID: { status: 422, retryable: false, title: 'The document is not an A2A agent card the registry can map.' },
+  CARD_REDIRECT_OFF_ORIGIN: { status: 422, retryable: false, title: "The card's URL redirects to another origin." },
+  CARD_ENDPOINT_OFF_ORIGIN: { status: 422, retryable: false, title: "The card's interfaces are not on the card's origin." },
+  CARD_PRIVATE_ADDRESS: { status: 422, retryable: false, title: 'The card is on a private, loopback or link-local address.' },
+  CARD_UNSIGNED: { status: 422, retryable: false, title: 'The card carries no signature and signatures are required.' },
+  CARD_SIGNATURE_INVALID: { status: 422, retryable: false, title: "The card's signature does not verify: the card changed after signing." },
+  CARD_SIGNATURE_UNTRUSTED: { status: 422, retryable: false, title: "The card is signed with a key not published on the card's origin." },
   // Discovery, routing and trust (contract §4, §5)
   AGENT_NOT_ACTIVE: { status: 409, retryable: false, title: 'The agent is not active and trust-validated.' },
   NO_ROUTE: { status: 422, retryable: false, title: 'No endpoint meets the request.' },

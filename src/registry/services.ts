@@ -17,6 +17,7 @@ import type { RegistryMetrics } from './operations/registry-metrics.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ComputerUseService } from './computer-use/computer-use-service.ts';
 import type { KeyRenewal } from './trust/key-renewal.ts';
+import type { CardRegistrations } from './cards/card-registrations.ts';
 
 /** The registry's shared services, built once per app and reached by routes as `app.ward`. */
 export type RegistryServices = {
@@ -25,6 +26,8 @@ export type RegistryServices = {
   readonly clock: Clock;
   readonly signer: RegistrySigner;
   readonly agents: AgentService;
+  /** Agents registered from their A2A card, and the re-reads of those cards (cards/card-registrations.ts). */
+  readonly cards: CardRegistrations;
   readonly apiKeys: ApiKeyService;
   /** The transparency ledger's read side (proofs, signed tree heads). */
   readonly ledger: LedgerService;

@@ -172,3 +172,28 @@ export const AgentListSchema = Type.Object({
   next_cursor: Nullable(Type.String()),
   total_count: Type.Integer(),
 });
+
+/** `POST /v1/agents/from-card`: the card's URL; the record's name, endpoints, skills and security come from the card. */
+export const RegisterFromCardBody = Type.Object(
+  {
+    card_url: Type.String({ ...HttpUrl, description: "The agent card's URL, e.g. https://agent.example.org/.well-known/agent-card.json" }),
+    jurisdiction: JurisdictionInput,
+    owner: Type.Optional(OwnerInput),
+    policy_tags: Type.Optional(PolicyTagsInput),
+  },
+  { additionalProperties: false },
+);
+
+/** The record registered from a card, and where it came from. */
+export const AgentFromCardSchema = Type.Object(
+  {
+    ...AgentRecordSchema.properties,
+    source: Type.Object({
+      kind: Type.Literal('a2a-agent-card'),
+      card_url: Type.String(),
+      signed_by: Nullable(Type.Object({ kid: Type.String(), jku: Nullable(Type.String()) })),
+      read_at: Timestamp,
+    }),
+  },
+  { title: 'AgentFromCard' },
+);

@@ -7,6 +7,7 @@
  *
  *   POST /                           → POST /rpc/<alias>/      (JSON-RPC, SSE)
  *   GET  /.well-known/agent-card.json → the card
+ *   GET  /.well-known/jwks.json       → the key the card is signed with (the card's `jku`)
  *   GET  /health                     → GET /rpc/<alias>/health
  *   GET  /ws (upgrade)               → GET /rpc/<alias>/ws
  *
@@ -38,13 +39,14 @@ export function rootRoute(alias: string, method: string | undefined, url: string
   const read = method === 'GET' || method === 'HEAD';
   if (path === '/' && method === 'POST') return `/rpc/${alias}/${query}`;
   if (path === '/.well-known/agent-card.json' && read) return `/rpc/${alias}/.well-known/agent-card.json${query}`;
+  if (path === '/.well-known/jwks.json' && read) return `/rpc/${alias}/.well-known/jwks.json${query}`;
   if (path === '/health' && read) return `/rpc/${alias}/health${query}`;
   return undefined;
 }
 
 function refuse(alias: string, response: ServerResponse): void {
   const body = JSON.stringify(
-    failure(null, meshErrorObject('METHOD_NOT_FOUND', `No such path. This listener presents the agent ${alias}: POST / (JSON-RPC), GET /.well-known/agent-card.json, GET /health, GET /ws.`)),
+    failure(null, meshErrorObject('METHOD_NOT_FOUND', `No such path. This listener presents the agent ${alias}: POST / (JSON-RPC), GET /.well-known/agent-card.json, GET /.well-known/jwks.json, GET /health, GET /ws.`)),
   );
   response.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   response.end(body);

@@ -86,32 +86,43 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, taskLog: Tas
 }
 
 /**
- * The last card each agent served, by alias and card shape (0.3 or 1.0): a card read while the agent
- * is not running is answered from here, so reading a card (the registry's health probe does, every
- * round) starts an agent only the first time, and never keeps one from its idle stop.
+ * The last card and card-signing key each agent served, by alias, document and card shape (0.3 or 1.0):
+ * a read while the agent is not running is answered from here, so reading a card (the registry's
+ * health probe does, every round) starts an agent only the first time, and never keeps one from its
+ * idle stop.
  */
 export type CardMemory = Map<string, unknown>;
 
-function cardKey(alias: string, version: string | undefined): string {
-  return `${alias} ${wantsA2aV03(version) ? '0.3' : '1.0'}`;
+type CardDocument = 'agent-card.json' | 'jwks.json';
+
+function cardKey(alias: string, document: CardDocument, version: string | undefined): string {
+  return `${alias} ${document} ${wantsA2aV03(version) ? '0.3' : '1.0'}`;
 }
 
 /**
- * `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card. A running agent is asked; one that
- * is not running answers from the card memory, and is started only when it never served a card. A
- * card read is not use: it does not put off the agent's idle stop.
+ * `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card; and the same for `jwks.json`, the
+ * key the card is signed with (its `jku` is under the card's URL, so here). A running agent is asked;
+ * one that is not running answers from the card memory, and is started only when it never served the
+ * document. A card read is not use: it does not put off the agent's idle stop.
  */
-async function serveCard(app: FastifyInstance, config: MeshConfig, cards: CardMemory, request: AliasRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function serveCard(
+  app: FastifyInstance,
+  config: MeshConfig,
+  cards: CardMemory,
+  request: AliasRequest,
+  reply: FastifyReply,
+  document: CardDocument = 'agent-card.json',
+): Promise<FastifyReply> {
   const { alias } = request.params;
   if (!app.meshFleet.has(alias)) return answerJson(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
   const version = firstHeader(request.headers, 'a2a-version');
-  const key = cardKey(alias, version);
+  const key = cardKey(alias, document, version);
   reply.header('vary', 'A2A-Version');
   const running = app.meshFleet.get(alias).url;
   if (running === undefined && cards.has(key)) return answerJson(reply, 200, cards.get(key));
   try {
     const url = running ?? (await ensureAgent(app.meshFleet, request, reply, alias));
-    const response = await fetch(`${url}/.well-known/agent-card.json`, {
+    const response = await fetch(`${url}/.well-known/${document}`, {
       headers: version === undefined ? {} : { 'a2a-version': version },
       signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
     });
@@ -132,4 +143,5 @@ export function registerRpcRoutes(app: FastifyInstance, config: MeshConfig, task
   // Public, as A2A clients expect (a card carries no secrets); starting the agent is what a call would do.
   const cards: CardMemory = new Map();
   app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/agent-card.json', (request, reply) => serveCard(app, config, cards, request, reply));
+  app.get<{ Params: { alias: string } }>('/rpc/:alias/.well-known/jwks.json', (request, reply) => serveCard(app, config, cards, request, reply, 'jwks.json'));
 }

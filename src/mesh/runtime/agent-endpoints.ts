@@ -1,7 +1,8 @@
 /**
  * One agent's own endpoints (contract §10) as the `ward-agent-endpoints` plugin, over
  * `ward-mesh-transport` (raw bodies, WebSocket, `meshAuthenticate`): `POST /` JSON-RPC 2.0 with SSE
- * streams, `GET /ws`, `GET /health`, `GET /.well-known/agent-card.json`. Every call is authenticated;
+ * streams, `GET /ws`, `GET /health`, `GET /.well-known/agent-card.json` (signed) and the key it is signed with,
+ * `GET /.well-known/jwks.json`. Every call is authenticated;
  * failures answer HTTP 401 with -32001 (-32000 to an A2A 1.0 call, for which -32001 means
  * TaskNotFoundError), every other JSON-RPC error HTTP 200.
  */
@@ -13,6 +14,8 @@ import { firstHeader } from '../../core/http/http-kit.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import type { MeshPrincipal } from './auth.ts';
 import { buildAgentCard } from './card.ts';
+import { agentDataDir } from './agent-data-dir.ts';
+import { createCardSigner, loadCardKey, type CardKey } from './card-signing.ts';
 import { agentMethodTable } from './agent-methods.ts';
 import type { ConsentChecker } from './consent-requirement.ts';
 import { dispatch, errorFor, failure, parsePayload, type JsonRpcRequest } from './jsonrpc.ts';
@@ -34,6 +37,8 @@ export type AgentEndpointOptions = {
   readonly startedAt: number;
   /** The card's `url`; default AGENT_PUBLIC_URL, else the address the request came to. */
   readonly publicUrl: string | undefined;
+  /** The key the card is signed with; default the agent's own (card-signing.ts). */
+  readonly cardKey?: CardKey | undefined;
 };
 
 const principals = new WeakMap<FastifyRequest, MeshPrincipal>();
@@ -72,15 +77,21 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
       if (v1) return reply.code(401).send(failure(v1.id, { ...A2A_V1_AUTHENTICATION_ERROR, ...(error.data === undefined ? {} : { data: error.data }) }));
       return reply.code(error.httpStatus).send(failure(null, error.toErrorObject()));
     };
-    const cardFor = (a2aVersion: string | undefined, baseUrl: string) =>
-      buildAgentCard({
+    const cardKey = options.cardKey ?? (await loadCardKey(agentDataDir(config, alias)));
+    const signCard = createCardSigner(cardKey);
+    // Every card is signed (A2A 1.0 §8.4), with a `jku` under its own URL (docs/mesh.md, "Signed cards").
+    const cardFor = async (a2aVersion: string | undefined, baseUrl: string) => {
+      const url = publicUrl ?? config.AGENT_PUBLIC_URL ?? baseUrl;
+      const card = buildAgentCard({
         info: agent.info,
-        url: publicUrl ?? config.AGENT_PUBLIC_URL ?? baseUrl,
+        url,
         methods: [...methods.keys()],
         didVerify: config.DID_VERIFY,
         maxTokenTtlSeconds: config.MESH_JWT_MAX_TTL,
         a2aVersion,
       });
+      return { ...card, signatures: [await signCard(card, url)] };
+    };
     // 1.0 §3.1.11: the card again, to an authenticated caller (who, on this agent, sees the same card).
     methods.set('GetExtendedAgentCard', { handle: (_params: never, context: RuntimeCallContext) => cardFor('1.0', context.baseUrl ?? '') });
 
@@ -143,6 +154,12 @@ export const agentEndpoints = fastifyPlugin<AgentEndpointOptions>(
     app.get('/.well-known/agent-card.json', async (request, reply) => {
       reply.header('vary', 'A2A-Version');
       return cardFor(requestedA2aVersion(request), `${request.protocol}://${request.host}/`);
+    });
+
+    // The card key's public half, where the card's `jku` points (public, as the card is).
+    app.get('/.well-known/jwks.json', async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return { keys: [cardKey.publicJwk] };
     });
   },
   {

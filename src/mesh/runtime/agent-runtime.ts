@@ -5,6 +5,7 @@ import { serverLogger } from '../../core/http/http-kit.ts';
 import type { MeshConfig } from '../mesh-config.ts';
 import { agentEndpoints } from './agent-endpoints.ts';
 import { agentTasks } from './agent-tasks.ts';
+import type { CardKey } from './card-signing.ts';
 import type { ConsentChecker } from './consent-requirement.ts';
 import type { DidResolver } from './did/did-web.ts';
 import { jsonRpcFrameworkErrorOptions } from './http-errors.ts';
@@ -22,6 +23,8 @@ export type BuildAgentAppOptions = {
   readonly clock?: Clock;
   /** The URL callers POST to (the card's `url`); default AGENT_PUBLIC_URL, else the listen address. */
   readonly publicUrl?: string;
+  /** The key the card is signed with; default the agent's own in its data directory (card-signing.ts). */
+  readonly cardKey?: CardKey;
   readonly didResolver?: DidResolver;
   /** `false` silences logging (tests); otherwise pino at MESH_LOG_LEVEL on stdout. */
   readonly logger?: false;
@@ -48,7 +51,7 @@ export async function buildAgentApp(options: BuildAgentAppOptions): Promise<Fast
     await agent.close?.();
   });
   await app.register(agentTasks, { agent, config, clock, store: options.store });
-  await app.register(agentEndpoints, { agent, config, clock, consent: options.consent, startedAt: clock.now().getTime(), publicUrl: options.publicUrl });
+  await app.register(agentEndpoints, { agent, config, clock, consent: options.consent, startedAt: clock.now().getTime(), publicUrl: options.publicUrl, cardKey: options.cardKey });
   await agent.routes?.(app);
   await app.ready();
   return app;

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
-import { publicBaseUrl, type Config } from '../../core/config.ts';
+import { cardSignaturePolicy, publicBaseUrl, type Config } from '../../core/config.ts';
 import type { KeySealer } from '../../core/crypto/key-sealer.ts';
 import { createServerMetrics, type ServerMetrics } from '../../core/http/http-metrics.ts';
 import { registryUri } from '../../core/ids.ts';
 import { createGuardedFetch } from '../../core/net/guarded-fetch.ts';
-import { createAgentService } from '../agents/agent-service.ts';
+import { createAgentService, type AgentService } from '../agents/agent-service.ts';
+import { createCardReader } from '../cards/card-reader.ts';
+import { createCardRegistrations } from '../cards/card-registrations.ts';
 import { createComputerUseService } from '../computer-use/computer-use-service.ts';
 import { createDiscoveryAnswers } from '../discovery/discovery-answers.ts';
 import { createDiscoveryService } from '../discovery/discovery-service.ts';
@@ -107,6 +109,7 @@ export async function createRegistryServices(
     clock,
     signer,
     agents,
+    cards: createCards(app, base, agents),
     apiKeys,
     ledger: createLedgerService({ storage, signer, clock }),
     eventHub,
@@ -208,6 +211,25 @@ function createFinding(
     committedSeq,
   });
   return { discovery, discoveryAnswers, routing };
+}
+
+/** Registration from A2A cards: read through the guarded fetch, as federation's fetches are (SSRF). */
+function createCards(app: FastifyInstance, base: ServiceFoundation, agents: AgentService) {
+  const { config, storage, clock } = base;
+  const readCard = createCardReader({
+    fetch: createGuardedFetch({ allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS }),
+    timeoutMs: config.REGISTRY_CARD_TIMEOUT_MS,
+    maxBytes: config.REGISTRY_CARD_MAX_BYTES,
+    signatures: cardSignaturePolicy(config),
+  });
+  return createCardRegistrations({
+    storage,
+    clock,
+    agents,
+    readCard,
+    intervalMs: config.REGISTRY_CARD_REREAD_INTERVAL_MS,
+    log: (error, message) => app.log.warn({ err: error }, message),
+  });
 }
 
 function createComputerUse(app: FastifyInstance, base: ServiceFoundation, apiKeys: ApiKeyService, heartbeat: InstanceHeartbeat) {

@@ -8,8 +8,8 @@ const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 const ORPHAN_SWEEP_MS = 60_000;
 
 /**
- * The `ward-registry-jobs` plugin: the registry's background work (sweeps, health probes, the
- * heartbeat, key renewal, the parent link) and the order it all stops in when the app closes.
+ * The `ward-registry-jobs` plugin: the registry's background work (sweeps, health probes, card
+ * re-reads, the heartbeat, key renewal, the parent link) and the order it all stops in when the app closes.
  */
 export const jobsPlugin = fastifyPlugin(
   async (app: FastifyInstance) => {
@@ -27,6 +27,8 @@ export const jobsPlugin = fastifyPlugin(
     if (config.REGISTRY_HEALTH_PROBES) app.addHook('onListen', async () => healthProber.start());
     app.addHook('onListen', async () => heartbeat.start());
     app.addHook('onListen', async () => keyRenewal.start());
+    // Cards agents were registered from are read again every REGISTRY_CARD_REREAD_INTERVAL_MS (0: never).
+    app.addHook('onListen', async () => services.cards.start());
     // Runs left unended by an instance that stopped (crashed) are recorded as failed by the others.
     const orphanSweep = setInterval(() => {
       services.computerUse.runs.sweepOrphans().catch((error: unknown) => app.log.warn({ err: error }, 'computer-use sweep failed'));
@@ -40,6 +42,7 @@ export const jobsPlugin = fastifyPlugin(
       await meter.close().catch((error: unknown) => app.log.warn({ err: error }, 'usage flush at close failed'));
       redis?.disconnect();
       await healthProber.stop();
+      await services.cards.stop();
       await heartbeat.stop();
       parentLink.stop();
       keyRenewal.stop();

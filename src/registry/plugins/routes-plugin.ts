@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { agentRoutes } from '../routes/agents.ts';
+import { agentCardRoutes } from '../routes/agent-cards.ts';
 import { apiKeyRoutes } from '../routes/api-keys.ts';
 import { computerUseRoutes } from '../routes/computer-use.ts';
 import { fhirRoutes } from '../routes/fhir.ts';
@@ -33,6 +34,7 @@ export const routesPlugin = fastifyPlugin<RoutesPluginOptions>(
     await app.register(swagger, openApiOptions(app.ward.config));
     await app.register(metadataRoutes);
     await app.register(agentRoutes);
+    await app.register(agentCardRoutes);
     await app.register(eventRoutes, options.events);
     await app.register(eventHistoryRoutes);
     await app.register(transparencyRoutes);

@@ -23,6 +23,7 @@ export type Database = {
   federation_state: FederationStateTable;
   computer_use_runs: ComputerUseRunsTable;
   computer_use_turns: ComputerUseTurnsTable;
+  agent_cards: AgentCardsTable;
 };
 
 export type AgentsTable = {
@@ -216,4 +217,17 @@ export type ComputerUseTurnsTable = {
   screenshot_sha256: string;
   screenshot: string | null;
   created_at: string;
+};
+
+/** An agent registered from its A2A card (migration 013): the card's URL and the last reading's outcome. */
+export type AgentCardsTable = {
+  agent_id: string;
+  card_url: string;
+  /** SHA-256 of the record fields the card mapped to when last accepted. */
+  content_digest: string;
+  /** The `kid` of the signature that verified, null for an unsigned card (or signatures off). */
+  signed_by: string | null;
+  read_at: string;
+  /** Why the last re-read failed; null when it succeeded. */
+  last_error: string | null;
 };

@@ -32,6 +32,13 @@ describe('gateway root listeners', () => {
     assert.equal(card.url, root, "the card names the listener's root");
     assert.ok(card.supportedInterfaces.every((entry) => entry.url === root));
     assert.equal((await agentHealth(gateway, 'probe')).state, 'running', 'the first card read started it');
+    // The card's signature names its key on the card's own origin: the listener serves it there.
+    const signed = card as unknown as { signatures: { protected: string }[] };
+    const { jku } = JSON.parse(Buffer.from(signed.signatures[0]!.protected, 'base64url').toString()) as { jku: string };
+    assert.equal(new URL(jku).origin, new URL(root).origin);
+    const keys = await fetch(jku);
+    assert.equal(keys.status, 200, `the card's jku ${jku} answers at the root`);
+    assert.ok(((await keys.json()) as { keys: unknown[] }).keys.length > 0);
 
     const call = await fetch(card.url, {
       method: 'POST',
