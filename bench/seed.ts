@@ -86,6 +86,8 @@ export async function seedAgentsSql(databaseUrl: string, schema: string, count: 
              case when g % 3 = 0 then ' mesh-a2a-jsonrpc ' else ' ' || ${protocol} || ' mesh-a2a-jsonrpc ' end
       FROM generate_series(0, ${count - 1}) g,
              unnest(array[g % ${SKILL_COUNT}, (g * 7 + 3) % ${SKILL_COUNT}]) s`);
+    // The first version of each (migration 013), as the service writes it with the agent.
+    await client.query('INSERT INTO agent_versions (agent_id, version, status, record, updated_at) SELECT id, version, status, record, updated_at FROM agents');
     // Statistics for the planner, and the visibility map and hint bits set now rather than by the
     // first reads under load (which would then measure PostgreSQL writing them).
     await client.query('VACUUM ANALYZE agents, agent_skills');

@@ -5,6 +5,7 @@
  * decisions, rendered the FHIR way), an unknown path under `/fhir` included: register it with the
  * prefix `/fhir`, which gives the scope its own not-found handler.
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { FHIR_JSON } from '../../contract/fhir-vocabulary.ts';
@@ -13,6 +14,7 @@ import { WARD_VERSION } from '../../core/version.ts';
 import { capabilityStatement } from '../fhir/capability-statement.ts';
 import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
 import { includedOrganizations, search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { deviceHistory, historyEntry, parseHistoryRequest, readDeviceVersion } from '../fhir/device-history.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { provenanceOf, readProvenanceId } from '../fhir/provenance.ts';
 import { findLedgerLeaf } from '../storage/stores/ledger-store.ts';
@@ -32,6 +34,7 @@ const OperationOutcome = Type.Object(
 const outcomes = (...statuses: number[]) =>
   Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
 const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const VersionParams = Type.Object({ id: Type.String({ maxLength: 200 }), vid: Type.String({ maxLength: 20 }) });
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
 
 /**
@@ -60,6 +63,62 @@ function sendResource(reply: FastifyReply, resource: FhirResource): FastifyReply
 }
 
 const notFound = (type: ResourceType, id: string) => new WardError('RESOURCE_NOT_FOUND', `There is no ${type}/${id.slice(0, 80)} here.`, { resource_type: type, id: id.slice(0, 80) });
+
+/**
+ * `Device/{id}/_history` and vread (docs/fhir.md, "History"), registered inside the FHIR scope so its
+ * JSON check and OperationOutcome errors apply.
+ */
+const deviceHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/Device/:id/_history',
+    {
+      schema: {
+        operationId: 'readFhirDeviceHistory',
+        tags: ['fhir'],
+        summary: "An agent's record versions as a FHIR history Bundle",
+        description: 'Every kept version of the Device, newest first (docs/fhir.md, "History"); `_count` (1–100), `_since` (an instant) and the `next` link page it.',
+        params: ReadParams,
+        querystring: AnyQuery,
+        response: outcomes(401, 403, 404),
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseHistoryRequest(request.query as Record<string, unknown>, isStrict(request));
+      const page = await deviceHistory(app.ward.storage, request.params.id, parsed);
+      if (!page) throw notFound('Device', request.params.id);
+      const base = `${app.ward.baseUrl()}/fhir`;
+      const link = (extra: Array<[string, string]>) => `${base}/Device/${request.params.id}/_history?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
+      const bundle = {
+        resourceType: 'Bundle',
+        type: 'history',
+        ...(page.total === undefined ? {} : { total: page.total }),
+        link: [{ relation: 'self', url: link([]) }, ...(page.next ? [{ relation: 'next', url: link([['_page_token', page.next]]) }] : [])],
+        ...(page.resources.length > 0 ? { entry: page.resources.map((device) => historyEntry(base, device)) } : {}),
+      };
+      return reply.type(FHIR_CONTENT_TYPE).send(bundle as never);
+    },
+  );
+
+  app.get(
+    '/Device/:id/_history/:vid',
+    {
+      schema: {
+        operationId: 'readFhirDeviceVersion',
+        tags: ['fhir'],
+        summary: 'One version of a Device (vread)',
+        description: 'The Device as it was at record version `vid`, with that version as its ETag and its time as Last-Modified (docs/fhir.md, "History").',
+        params: VersionParams,
+        querystring: AnyQuery,
+        response: outcomes(401, 403, 404),
+      },
+    },
+    async (request, reply) => {
+      const device = await readDeviceVersion(app.ward.storage, request.params.id, request.params.vid);
+      if (!device) throw notFound('Device', `${request.params.id}/_history/${request.params.vid}`);
+      return sendResource(reply, device);
+    },
+  );
+};
 
 export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) => {
   const { ward } = app;
@@ -134,5 +193,7 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       sendResource(reply, await read(type, request.params.id)),
     );
   }
+
+  await app.register(deviceHistoryRoutes);
 });
 

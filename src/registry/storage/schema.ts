@@ -8,6 +8,7 @@ import type { ColumnType } from 'kysely';
 export type Database = {
   agents: AgentsTable;
   agent_skills: AgentSkillsTable;
+  agent_versions: AgentVersionsTable;
   endpoint_health: EndpointHealthTable;
   leases: LeasesTable;
   api_keys: ApiKeysTable;
@@ -45,6 +46,9 @@ export type AgentsTable = {
   created_at: string;
   updated_at: string;
 };
+
+/** One version of an agent record, as written (migration 013): the FHIR directory's `_history` and `vread`. */
+export type AgentVersionsTable = { agent_id: string; version: number; status: string; record: string; updated_at: string };
 
 /** A skill an agent offers, with a copy of the agent's ranking columns (migration 009). */
 export type AgentSkillsTable = {

@@ -48,7 +48,7 @@ function rankOf(agent: AgentRow) {
 }
 
 /**
- * Inserts an agent and its skill index rows, unless another live (not revoked) agent of its
+ * Inserts an agent, its first version row and its skill index rows, unless another live (not revoked) agent of its
  * organisation has its display name: then nothing is written and the answer is false. The unique
  * index `agents_org_name_live` (migration 010) decides, so no read comes first.
  */
@@ -69,7 +69,10 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
         with agent as (
           insert into agents (${sql.join(columns.map((column) => sql.ref(column)))}) values (${sql.join(agentValues)})
           on conflict (org_id, display_name) where status <> 'revoked' do nothing
-          returning id
+          returning id, version, status, record, updated_at
+        ), versions as (
+          insert into agent_versions (agent_id, version, status, record, updated_at)
+          select id, version, status, record, updated_at from agent
         ), skills as (
           insert into agent_skills (skill, agent_id, features, protocols, discoverable, jurisdiction, trust_level,
                                     health_rank, best_priority, created_at, token_binding)
@@ -93,8 +96,17 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
     tx.insertInto('agents').values(row).onConflict((oc) => oc.columns(['org_id', 'display_name']).where(sql<SqlBool>`status <> 'revoked'`).doNothing());
   const inserted = await runCompiled(tx, `insert agents (${columns.join(',')}), unless the name is taken`, agentValues, build);
   if (Number(inserted.numAffectedRows ?? 0n) !== 1) return false;
+  await insertVersion(tx, row);
   await insertRows(tx, 'agent_skills', skillRowsOf(agent, skills));
   return true;
+}
+
+/**
+ * The version row of an agent write (migration 013), in the write's transaction: the FHIR directory's
+ * `_history` and `vread` read every version from here.
+ */
+async function insertVersion(tx: Db, row: Pick<ReturnType<typeof toRow>, 'id' | 'version' | 'status' | 'record' | 'updated_at'>): Promise<void> {
+  await insertRows(tx, 'agent_versions', [{ agent_id: row.id, version: row.version, status: row.status, record: row.record, updated_at: row.updated_at }]);
 }
 
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
@@ -131,6 +143,7 @@ export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: num
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
+  await insertVersion(tx, { ...changes, id });
   await tx.updateTable('agent_skills').set(rankOf(agent)).where('agent_id', '=', id).execute();
   return true;
 }
