@@ -14,6 +14,12 @@ export const FHIR_JSON = 'application/fhir+json';
 /** An identifier whose value is a URI: the registry URIs of agents (RFC 3986; FHIR's own system for it). */
 export const URI_IDENTIFIER_SYSTEM = 'urn:ietf:rfc:3986';
 
+/**
+ * An identifier whose value is `sha256:<hex>` of an address, as the transparency ledger records
+ * addresses (never the address itself): the target of a computer-use run's Provenance.
+ */
+export const URL_DIGEST_IDENTIFIER_SYSTEM = 'urn:ward:fhir:NamingSystem:url-sha256';
+
 export const WARD_CODE_SYSTEMS = {
   /** Connection types HL7 has no code for (e.g. `mesh-a2a-jsonrpc`): the protocol name as registered. */
   connectionType: 'urn:ward:fhir:CodeSystem:connection-type',

@@ -14,7 +14,9 @@ import type { AgentFilter } from '../storage/stores/agent-store.ts';
 import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
 import { listLedgerLeavesOf } from '../storage/stores/ledger-store.ts';
 import type { SignedTreeHead } from '../ledger/ledger-service.ts';
-import { provenanceOf } from './provenance.ts';
+import { provenanceOf, type ProvenanceContext } from './provenance.ts';
+import { RUN_LEAVES_LISTED, runProvenanceOf } from './run-provenance.ts';
+import { listRunIdsOpening } from '../storage/stores/computer-use-store.ts';
 import { deviceId, deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
 import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
 import { single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
@@ -232,6 +234,7 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
   }
   const [targetType, id] = target.split('/').slice(-2);
   const ulid = targetType === 'Device' && id ? parseAgentId(id)?.ulid : undefined;
+  if (ulid === undefined && /^https?:\/\//i.test(target)) return runProvenanceSearch(deps, target, request, kind);
   const record = ulid === undefined ? undefined : await deps.agents.get(ulid).catch(() => undefined);
   if (!record) return { resources: [], next: undefined, total: 0 };
   const context = { target: `Device/${ulid}`, registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
@@ -246,6 +249,30 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
   };
   if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
   return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+}
+
+/** `Provenance?target=<url>`: the computer-use runs that opened that page, oldest first, one Provenance each. */
+async function runProvenanceSearch(deps: SearchDeps, url: string, request: SearchRequest, kind: string): Promise<SearchAnswer> {
+  const context = { registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
+  const source: ItemSource = {
+    async page(cursor, limit) {
+      if (cursor !== undefined && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(cursor)) positionOf('');
+      const ids = await listRunIdsOpening(deps.storage.db, url, { limit, ...(cursor === undefined ? {} : { afterSessionId: cursor }) });
+      const items = await Promise.all(ids.map(async (sessionId) => {
+        const provenance = await runProvenance(deps.storage, sessionId, context);
+        return provenance ? [provenance] : [];
+      }));
+      return { items, next: ids.length === limit ? ids.at(-1) : undefined };
+    },
+  };
+  if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
+  return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+}
+
+/** A run's Provenance from the leaves the signed tree head covers; undefined before its first is covered. */
+export async function runProvenance(storage: Storage, sessionId: string, context: Omit<ProvenanceContext, 'target'>): Promise<FhirResource | undefined> {
+  const leaves = await listLedgerLeavesOf(storage.db, sessionId, { limit: RUN_LEAVES_LISTED });
+  return runProvenanceOf(sessionId, leaves.filter((leaf) => leaf.leafIndex < context.treeHead.tree_size), context);
 }
 
 /**

@@ -64,7 +64,7 @@ export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDef
     tokenParam('identifier', "The owner's org_id (system: the registry URI)."),
     stringParam('name', 'The organisation name; matches where it starts with the text, in any case.'),
   ],
-  Provenance: [referenceParam('target', 'The Device whose history is asked for (Device/<id>); required.')],
+  Provenance: [referenceParam('target', 'Required: the Device whose history is asked for (Device/<id>), or the address of a console page (an http(s) URL): the computer-use runs that opened it.')],
 };
 
 /** Parameters every search takes (besides `_format` and `_pretty`, read for every request). */

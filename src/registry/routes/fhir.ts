@@ -13,7 +13,8 @@ import { WardError } from '../../core/errors.ts';
 import { WARD_VERSION } from '../../core/version.ts';
 import { capabilityStatement } from '../fhir/capability-statement.ts';
 import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
-import { includedOrganizations, search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { includedOrganizations, runProvenance, search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { readRunProvenanceId } from '../fhir/run-provenance.ts';
 import { deviceHistory, historyEntry, parseHistoryRequest, readDeviceVersion } from '../fhir/device-history.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { provenanceOf, readProvenanceId } from '../fhir/provenance.ts';
@@ -139,6 +140,12 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
 
   /** The resource of `type` with `id`, or a 404 OperationOutcome. */
   async function read(type: ResourceType, id: string): Promise<FhirResource> {
+    if (type === 'Provenance' && readRunProvenanceId(id) !== undefined) {
+      const context = { registryId: ward.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
+      const provenance = await runProvenance(ward.storage, readRunProvenanceId(id) as string, context);
+      if (!provenance) throw notFound(type, id);
+      return provenance;
+    }
     if (type === 'Provenance') {
       const leafIndex = readProvenanceId(id);
       const leaf = leafIndex === undefined ? undefined : await findLedgerLeaf(ward.storage.db, leafIndex);
