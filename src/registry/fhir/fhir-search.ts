@@ -10,7 +10,8 @@ import { parseAgentId } from '../../core/ids.ts';
 import type { AgentService } from '../agents/agent-service.ts';
 import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import type { Storage } from '../storage/database.ts';
-import type { AgentFilter } from '../storage/stores/agent-store.ts';
+import { listAgentPage, type AgentFilter } from '../storage/stores/agent-store.ts';
+import { toAgentRecords } from '../agents/agent-records.ts';
 import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
 import { listLedgerLeavesOf } from '../storage/stores/ledger-store.ts';
 import type { SignedTreeHead } from '../ledger/ledger-service.ts';
@@ -121,15 +122,24 @@ function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
 const deviceNameOf = (device: FhirResource) => String((device.deviceName as Array<{ name: string }>)[0]?.name ?? '').toLowerCase();
 const codingsOf = (concept: unknown) => ((concept as { coding?: Array<{ system: string; code: string }> } | undefined)?.coding ?? []);
 
+/**
+ * Agents a page at a time in id order, by the store's filter: one index range read of the page (the
+ * agent list's own query, without its count, which at a million agents would cost more than the page).
+ */
 function agentSource(deps: SearchDeps, type: 'Device' | 'Endpoint', plan: Plan & { filter: AgentFilter }): ItemSource {
   const expand = (record: AgentRecord) => (type === 'Device' ? [deviceOf(record)] : endpointsOf(record)).filter(plan.keep);
   return {
     async page(cursor, limit) {
-      const page = await deps.agents.list(plan.filter, { limit, ...(cursor === undefined ? {} : { cursor }) });
-      return { items: page.agents.map(expand), next: page.next_cursor ?? undefined };
+      if (cursor !== undefined && !ULID.test(cursor)) positionOf('');
+      const rows = await listAgentPage(deps.storage.db, plan.filter, { limit: limit + 1, ...(cursor === undefined ? {} : { afterId: cursor }) });
+      const page = rows.slice(0, limit);
+      const records = await toAgentRecords(deps.storage.db, page);
+      return { items: records.map(expand), next: rows.length > limit ? page.at(-1)?.id : undefined };
     },
   };
 }
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** Discovery's ranking can be paged this deep; past it a skill search ends (docs/fhir.md). */
 const MAX_RANKED = 1000;
@@ -256,7 +266,7 @@ async function runProvenanceSearch(deps: SearchDeps, url: string, request: Searc
   const context = { registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
   const source: ItemSource = {
     async page(cursor, limit) {
-      if (cursor !== undefined && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(cursor)) positionOf('');
+      if (cursor !== undefined && !ULID.test(cursor)) positionOf('');
       const ids = await listRunIdsOpening(deps.storage.db, url, { limit, ...(cursor === undefined ? {} : { afterSessionId: cursor }) });
       const items = await Promise.all(ids.map(async (sessionId) => {
         const provenance = await runProvenance(deps.storage, sessionId, context);

@@ -22,6 +22,7 @@ import { findLedgerLeaf } from '../storage/stores/ledger-store.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import { emptySearch, parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
+import { createResponseCache } from '../discovery/response-cache.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const FHIR_CONTENT_TYPE = `${FHIR_JSON}; charset=utf-8`;
@@ -131,6 +132,7 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
     entriesUrl: () => `${ward.baseUrl()}/v1/transparency/entries`,
     treeHead: () => ward.ledger.signedTreeHead(),
   };
+  const answers = createResponseCache<Buffer>({ maxEntries: ward.config.REGISTRY_DISCOVERY_CACHE_ENTRIES, maxAgeMs: 30_000, now: () => ward.clock.now().getTime() });
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
@@ -170,6 +172,11 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
 
   for (const type of TYPES) {
     app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery, response: outcomes(401, 403) } }, async (request, reply) => {
+      // Discovery's answer cache, as bytes: valid while nothing is committed (and for 30 s at most).
+      const key = `${isStrict(request) ? 'strict' : 'lenient'} ${request.url}`;
+      const generation = ward.eventHub.committedSeq();
+      const cached = answers.get(key, generation);
+      if (cached) return reply.type(FHIR_CONTENT_TYPE).send(cached as never);
       const query = request.query as Record<string, unknown>;
       const parsed = parseSearch(type, query, isStrict(request));
       const answer = await search(deps, type, parsed);
@@ -194,7 +201,9 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
             }
           : {}),
       };
-      return reply.type(FHIR_CONTENT_TYPE).send(bundle as never);
+      const bytes = Buffer.from(JSON.stringify(bundle));
+      answers.set(key, generation, bytes);
+      return reply.type(FHIR_CONTENT_TYPE).send(bytes as never);
     });
     app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) } }, async (request, reply) =>
       sendResource(reply, await read(type, request.params.id)),

@@ -187,6 +187,7 @@ for (const backend of BACKENDS) {
         // A token as the server writes them, but one it never wrote: it would have a page read a billion rows.
         [`/fhir/Device?_page_token=${Buffer.from('fhir-Device:[null,1000000000,0]').toString('base64url')}`, {}, 400, 'BAD_REQUEST'],
         [`/fhir/Device?skill=triage.assess&_page_token=${Buffer.from('fhir-Device:["-5",0,0]').toString('base64url')}`, {}, 400, 'BAD_REQUEST'],
+        [`/fhir/Endpoint?_page_token=${Buffer.from('fhir-Endpoint:["not-an-agent-id",0,0]').toString('base64url')}`, {}, 400, 'BAD_REQUEST'],
         ['/fhir/Device?device-name:exact=Agent', {}, 400, 'BAD_REQUEST'],
         ['/fhir/Device/01ARZ3NDEKTSV4RRFFQ69G5FAV', {}, 404, 'RESOURCE_NOT_FOUND'],
         ['/fhir/Endpoint/not-an-id', {}, 404, 'RESOURCE_NOT_FOUND'],
