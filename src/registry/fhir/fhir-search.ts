@@ -4,13 +4,14 @@
  * resource-pages.ts. Answers are `searchset` Bundles with `self` and `next` links.
  */
 import type { AgentRecord } from '../../contract/agent-record.ts';
-import { URI_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
+import { protocolsForConnectionType, URI_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentService } from '../agents/agent-service.ts';
 import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import type { Storage } from '../storage/database.ts';
-import { listAgentPage, type AgentFilter } from '../storage/stores/agent-store.ts';
+import { findAgents, listAgentPage, type AgentFilter } from '../storage/stores/agent-store.ts';
+import { listAgentIdsWithProtocols } from '../storage/stores/agent-endpoint-store.ts';
 import { toAgentRecords } from '../agents/agent-records.ts';
 import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
 import { listLedgerLeavesOf } from '../storage/stores/ledger-store.ts';
@@ -38,7 +39,14 @@ const COUNT_READ_LIMIT = 100_000;
 export type SearchAnswer = { resources: FhirResource[]; next: string | undefined; total: number | undefined };
 
 /** A plan: the store's filter (or none: nothing can match), what is checked per resource, and whether the store's count is exact. */
-type Plan = { filter: AgentFilter | undefined; keep: (resource: FhirResource) => boolean; exactCount: boolean; skill?: string | undefined };
+type Plan = {
+  filter: AgentFilter | undefined;
+  keep: (resource: FhirResource) => boolean;
+  exactCount: boolean;
+  skill?: string | undefined;
+  /** Endpoint searches by connection type: the protocols whose agents are read from the endpoint index (a superset; `keep` is exact). */
+  protocols?: string[] | undefined;
+};
 
 const matchesToken = (wanted: Token, system: string | undefined, code: string | undefined) =>
   code !== undefined && wanted.code === code && (wanted.system === undefined || wanted.system === (system ?? ''));
@@ -116,7 +124,10 @@ function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
   }
   const skill = type === 'Device' ? single(request.tokens.get('skill'), 'skill') : undefined;
   if (skill?.system !== undefined && skill.system !== WARD_CODE_SYSTEMS.skill) return { filter: undefined, keep: () => false, exactCount: true };
-  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' && !skill, skill: skill?.code };
+  // By the endpoint index where the store has no narrower filter (an owner's or one agent's endpoints are few).
+  const byType = type === 'Endpoint' && filter.orgId === undefined && filter.id === undefined ? request.tokens.get('connection-type')?.[0] : undefined;
+  const protocols = byType ? [...new Set(byType.flatMap(protocolsForConnectionType))] : undefined;
+  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' && !skill, skill: skill?.code, protocols };
 }
 
 const deviceNameOf = (device: FhirResource) => String((device.deviceName as Array<{ name: string }>)[0]?.name ?? '').toLowerCase();
@@ -140,6 +151,23 @@ function agentSource(deps: SearchDeps, type: 'Device' | 'Endpoint', plan: Plan &
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * `Endpoint?connection-type=`: the agents with an endpoint of one of the protocols, read from the
+ * endpoint index (migration 014) a page at a time in id order, their endpoints checked as any search's.
+ */
+function endpointIndexSource(deps: SearchDeps, protocols: string[], plan: Plan): ItemSource {
+  return {
+    async page(cursor, limit) {
+      if (cursor !== undefined && !ULID.test(cursor)) positionOf('');
+      const ids = await listAgentIdsWithProtocols(deps.storage.db, protocols, { limit: limit + 1, ...(cursor === undefined ? {} : { afterId: cursor }) });
+      const pageIds = ids.slice(0, limit);
+      const rows = (await findAgents(deps.storage.db, pageIds)).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const records = await toAgentRecords(deps.storage.db, rows);
+      return { items: records.map((record) => endpointsOf(record).filter(plan.keep)), next: ids.length > limit ? pageIds.at(-1) : undefined };
+    },
+  };
+}
 
 /** Discovery's ranking can be paged this deep; past it a skill search ends (docs/fhir.md). */
 const MAX_RANKED = 1000;
@@ -220,7 +248,12 @@ export async function search(deps: SearchDeps, type: ResourceType, request: Sear
   }
   const plan = agentPlan(type, request);
   if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
-  const source = plan.skill !== undefined && type === 'Device' ? skillSource(deps, plan.skill, { ...plan, filter: plan.filter }) : agentSource(deps, type, { ...plan, filter: plan.filter });
+  const source =
+    plan.skill !== undefined && type === 'Device'
+      ? skillSource(deps, plan.skill, { ...plan, filter: plan.filter })
+      : plan.protocols !== undefined
+        ? endpointIndexSource(deps, plan.protocols, plan)
+        : agentSource(deps, type, { ...plan, filter: plan.filter });
   if (request.summaryCount) {
     return { resources: [], next: undefined, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : await countOrRefuse(source) };
   }

@@ -34,12 +34,19 @@ for (const backend of BACKENDS) {
       const agent = (await created.json()) as any;
       const ulid = ulidOf(agent.agent_id);
       const { jurisdiction: _jurisdiction, ...writable } = body;
-      const renamed = await write(baseUrl, 'PUT', `/v1/agents/${ulid}`, { ...writable, display_name: 'History agent renamed' }, { 'if-match': '"1"' });
+      const moved = [{ url: 'https://agents.example.org/history/fhir', protocol: 'fhir-rest', priority: 10 }];
+      const renamed = await write(baseUrl, 'PUT', `/v1/agents/${ulid}`, { ...writable, display_name: 'History agent renamed', endpoints: moved }, { 'if-match': '"1"' });
       assert.equal(renamed.status, 200, await renamed.clone().text());
       const suspended = await write(baseUrl, 'POST', `/v1/agents/${ulid}/suspend`, { reason: 'review' });
       assert.equal(suspended.status, 200, await suspended.clone().text());
       // Another agent's writes are not in this one's history.
       assert.equal((await write(baseUrl, 'POST', '/v1/agents', agentBody({ display_name: 'Bystander' }))).status, 201);
+
+      // The endpoint index follows the update: the agent is found by its new connection type only.
+      const addressesOf = async (type: string) => ((await getFhir(`${baseUrl}/fhir/Endpoint?connection-type=${type}`)).body.entry ?? []).map((entry: any) => entry.resource.address);
+      assert.deepEqual(await addressesOf('hl7-fhir-rest'), ['https://agents.example.org/history/fhir']);
+      assert.ok(!(await addressesOf('mesh-a2a-jsonrpc')).includes('https://agents.example.org/history/fhir'));
+      assert.equal((await addressesOf('mesh-a2a-jsonrpc')).length, 1, 'the bystander alone');
 
       const client = new Client({ baseUrl: `${baseUrl}/fhir` });
       const history: any = await client.history({ resourceType: 'Device', id: ulid });
@@ -130,22 +137,31 @@ for (const backend of BACKENDS) {
       assert.equal(new URL(lenient.body.link[0].url).search, '?_count=5');
     });
 
-    test('migration 013 backfills the current version of each agent written before it', async (t) => {
+    test('migrations 013 and 014 backfill the current version and the endpoint protocols of each agent written before them', async (t) => {
       const storage = await openTestStorage(t, backend);
       const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '013'));
       await migrateToLatest(storage, before);
       const at = '2026-01-02T03:04:05.000Z';
+      const protocolsOf: Record<string, string[]> = { '01ARZ3NDEKTSV4RRFFQ69G5FAV': ['mesh-a2a-jsonrpc', 'fhir-rest', 'mesh-a2a-jsonrpc'], '01ARZ3NDEKTSV4RRFFQ69G5FAW': ['hl7v2-mllp'] };
+      const recordOf = (id: string) => ({ display_name: `Agent ${id}`, endpoints: (protocolsOf[id] ?? []).map((protocol, n) => ({ url: `https://a.example.org/${n}`, protocol })) });
       for (const [id, version, status] of [['01ARZ3NDEKTSV4RRFFQ69G5FAV', 4, 'suspended'], ['01ARZ3NDEKTSV4RRFFQ69G5FAW', 1, 'active']] as const) {
         await sql`insert into agents (id, agent_uri, jurisdiction, status, display_name, org_id, version, trust_state, trust_level, record, created_at, updated_at)
-                  values (${id}, ${`registry://gb/agents/${id}`}, 'GB', ${status}, ${`Agent ${id}`}, 'org-a', ${version}, 'validated', 2, ${JSON.stringify({ display_name: `Agent ${id}` })}, ${at}, ${at})`.execute(storage.db);
+                  values (${id}, ${`registry://gb/agents/${id}`}, 'GB', ${status}, ${`Agent ${id}`}, 'org-a', ${version}, 'validated', 2, ${JSON.stringify(recordOf(id))}, ${at}, ${at})`.execute(storage.db);
       }
-      assert.deepEqual(await migrateToLatest(storage), ['013-agent-versions']);
+      assert.deepEqual(await migrateToLatest(storage), ['013-agent-versions', '014-agent-endpoints']);
+      // Migration 014: the protocols of each agent's endpoints, once each.
+      const endpoints = await sql<any>`select protocol, agent_id from agent_endpoints order by agent_id, protocol`.execute(storage.db);
+      assert.deepEqual(endpoints.rows.map((row) => ({ ...row })), [
+        { protocol: 'fhir-rest', agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+        { protocol: 'mesh-a2a-jsonrpc', agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+        { protocol: 'hl7v2-mllp', agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAW' },
+      ]);
       const rows = await sql<any>`select agent_id, version, status, record, updated_at from agent_versions order by agent_id`.execute(storage.db);
       assert.deepEqual(
         rows.rows.map((row) => ({ ...row, version: Number(row.version) })),
         [
-          { agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', version: 4, status: 'suspended', record: JSON.stringify({ display_name: 'Agent 01ARZ3NDEKTSV4RRFFQ69G5FAV' }), updated_at: at },
-          { agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAW', version: 1, status: 'active', record: JSON.stringify({ display_name: 'Agent 01ARZ3NDEKTSV4RRFFQ69G5FAW' }), updated_at: at },
+          { agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', version: 4, status: 'suspended', record: JSON.stringify(recordOf('01ARZ3NDEKTSV4RRFFQ69G5FAV')), updated_at: at },
+          { agent_id: '01ARZ3NDEKTSV4RRFFQ69G5FAW', version: 1, status: 'active', record: JSON.stringify(recordOf('01ARZ3NDEKTSV4RRFFQ69G5FAW')), updated_at: at },
         ],
       );
     });

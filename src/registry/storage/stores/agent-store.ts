@@ -2,6 +2,8 @@ import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBoo
 import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../../core/agent-capabilities.ts';
 import { insertRows, isPostgres, runCompiled } from '../compiled-statements.ts';
 import type { AgentsTable, Database } from '../schema.ts';
+import { endpointProtocolsOf, insertEndpointRows, replaceEndpointRows } from './agent-endpoint-store.ts';
+import { insertAgentVersion } from './agent-version-store.ts';
 
 /**
  * Agent rows. The indexed columns (status, jurisdiction, owner, version, trust state) live beside the
@@ -60,6 +62,7 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
   const agentValues = columns.map((column) => row[column]);
   if (isPostgres(tx)) {
     const skillNames = [...new Set(skills)];
+    const protocols = endpointProtocolsOf(agent.record);
     const rank = rankOf(agent);
     // One statement, one round trip while the batch holds the write lock: the skill rows are inserted
     // only from the agent row the first insert returned, so a name taken leaves no skill rows behind.
@@ -73,6 +76,9 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
         ), versions as (
           insert into agent_versions (agent_id, version, status, record, updated_at)
           select id, version, status, record, updated_at from agent
+        ), endpoints as (
+          insert into agent_endpoints (protocol, agent_id)
+          select p.protocol, agent.id from agent, unnest(${protocols}::text[]) as p(protocol)
         ), skills as (
           insert into agent_skills (skill, agent_id, features, protocols, discoverable, jurisdiction, trust_level,
                                     health_rank, best_priority, created_at, token_binding)
@@ -86,6 +92,7 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
     };
     const parameters = [
       ...agentValues,
+      protocols,
       rank.features, rank.protocols, rank.discoverable, rank.jurisdiction, rank.trust_level,
       rank.health_rank, rank.best_priority, rank.created_at, rank.token_binding, skillNames,
     ];
@@ -96,18 +103,13 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
     tx.insertInto('agents').values(row).onConflict((oc) => oc.columns(['org_id', 'display_name']).where(sql<SqlBool>`status <> 'revoked'`).doNothing());
   const inserted = await runCompiled(tx, `insert agents (${columns.join(',')}), unless the name is taken`, agentValues, build);
   if (Number(inserted.numAffectedRows ?? 0n) !== 1) return false;
-  await insertVersion(tx, row);
+  await insertAgentVersion(tx, row);
+  await insertEndpointRows(tx, agent.id, endpointProtocolsOf(agent.record));
   await insertRows(tx, 'agent_skills', skillRowsOf(agent, skills));
   return true;
 }
 
-/**
- * The version row of an agent write (migration 013), in the write's transaction: the FHIR directory's
- * `_history` and `vread` read every version from here.
- */
-async function insertVersion(tx: Db, row: Pick<ReturnType<typeof toRow>, 'id' | 'version' | 'status' | 'record' | 'updated_at'>): Promise<void> {
-  await insertRows(tx, 'agent_versions', [{ agent_id: row.id, version: row.version, status: row.status, record: row.record, updated_at: row.updated_at }]);
-}
+
 
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
 export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
@@ -143,7 +145,8 @@ export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: num
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
-  await insertVersion(tx, { ...changes, id });
+  await insertAgentVersion(tx, { ...changes, id });
+  await replaceEndpointRows(tx, id, endpointProtocolsOf(agent.record));
   await tx.updateTable('agent_skills').set(rankOf(agent)).where('agent_id', '=', id).execute();
   return true;
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { insertRows } from '../compiled-statements.ts';
 import type { Database } from '../schema.ts';
 
 /**
@@ -34,4 +35,12 @@ export async function listAgentVersions(db: Db, agentId: string, page: { beforeV
 export async function countAgentVersions(db: Db, agentId: string): Promise<number> {
   const row = await db.selectFrom('agent_versions').select((eb) => eb.fn.countAll<number | string>().as('count')).where('agent_id', '=', agentId).executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/**
+ * The version row of an agent write, in the write's transaction (agent-store.ts calls it with every
+ * insert and replace of an agent row; registration on PostgreSQL writes it inside its one statement).
+ */
+export async function insertAgentVersion(tx: Db, row: { id: string; version: number; status: string; record: string; updated_at: string }): Promise<void> {
+  await insertRows(tx, 'agent_versions', [{ agent_id: row.id, version: row.version, status: row.status, record: row.record, updated_at: row.updated_at }]);
 }
