@@ -4,7 +4,7 @@
  * Device, Provenance by target, JSON only.
  */
 import { FHIR_JSON, FHIR_VERSION } from '../../contract/fhir-vocabulary.ts';
-import { INCLUDES, SEARCH_PARAMETERS, type ResourceType } from './search-parameters.ts';
+import { INCLUDES, REVINCLUDES, SEARCH_PARAMETERS, type ResourceType } from './search-parameters.ts';
 
 const PROFILES: Record<ResourceType, string> = {
   Device: 'http://hl7.org/fhir/StructureDefinition/Device',
@@ -50,6 +50,7 @@ export function capabilityStatement(options: { baseUrl: string; software: { name
           readHistory: type === 'Device',
           conditionalRead: 'not-supported',
           ...(INCLUDES[type].length > 0 ? { searchInclude: [...INCLUDES[type]] } : {}),
+          ...(REVINCLUDES[type].length > 0 ? { searchRevInclude: [...REVINCLUDES[type]] } : {}),
           searchParam: SEARCH_PARAMETERS[type].map((parameter) => ({
             name: parameter.name,
             ...(PARAMETER_DEFINITIONS[parameter.name] ? { definition: (PARAMETER_DEFINITIONS[parameter.name] as string).replace('{type}', type) } : {}),

@@ -21,7 +21,7 @@ import { RUN_LEAVES_LISTED, runProvenanceOf } from './run-provenance.ts';
 import { listRunIdsOpening } from '../storage/stores/computer-use-store.ts';
 import { deviceId, deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
 import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
-import { single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
+import { REVINCLUDE_LIMIT, single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
 
 export type SearchDeps = {
   agents: AgentService;
@@ -337,6 +337,26 @@ export async function includedOrganizations(deps: SearchDeps, resources: readonl
     }),
   );
   return included.flat();
+}
+
+/**
+ * `Organization?_revinclude=Endpoint:organization`: the endpoints of the page's Organizations, at
+ * most REVINCLUDE_LIMIT each (their agents in id order); `cut` names the Organizations that have more,
+ * which the answer says in an outcome entry (search them by `Endpoint?organization=`).
+ */
+export async function revincludedEndpoints(deps: SearchDeps, organizations: readonly FhirResource[]): Promise<{ endpoints: FhirResource[]; cut: string[] }> {
+  const cut: string[] = [];
+  const endpoints = await Promise.all(
+    organizations.map(async (organization) => {
+      const read = readOrganizationId(organization.id);
+      if (read === undefined || !('orgId' in read)) return [];
+      const rows = await listAgentPage(deps.storage.db, { orgId: read.orgId }, { limit: REVINCLUDE_LIMIT + 1 });
+      const found = (await toAgentRecords(deps.storage.db, rows)).flatMap(endpointsOf);
+      if (found.length > REVINCLUDE_LIMIT) cut.push(organization.id);
+      return found.slice(0, REVINCLUDE_LIMIT);
+    }),
+  );
+  return { endpoints: endpoints.flat(), cut };
 }
 
 /** A position inside a page token (a ranking offset, a leaf index): digits only, else the token was not written here. */

@@ -13,14 +13,14 @@ import { WardError } from '../../core/errors.ts';
 import { WARD_VERSION } from '../../core/version.ts';
 import { capabilityStatement } from '../fhir/capability-statement.ts';
 import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
-import { includedOrganizations, runProvenance, search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { includedOrganizations, revincludedEndpoints, runProvenance, search, type SearchDeps } from '../fhir/fhir-search.ts';
 import { readRunProvenanceId } from '../fhir/run-provenance.ts';
 import { deviceHistory, historyEntry, parseHistoryRequest, readDeviceVersion } from '../fhir/device-history.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { provenanceOf, readProvenanceId } from '../fhir/provenance.ts';
 import { findLedgerLeaf } from '../storage/stores/ledger-store.ts';
 import { parseAgentId } from '../../core/ids.ts';
-import { emptySearch, parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
+import { emptySearch, parseSearch, REVINCLUDE_LIMIT, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
@@ -62,6 +62,30 @@ function sendResource(reply: FastifyReply, resource: FhirResource): FastifyReply
   if (meta?.versionId) reply.header('etag', `W/"${meta.versionId}"`);
   if (meta?.lastUpdated) reply.header('last-modified', new Date(meta.lastUpdated).toUTCString());
   return reply.type(FHIR_CONTENT_TYPE).send(resource as never);
+}
+
+/**
+ * A searchset's entries: the matches, what `_include` and `_revinclude` added, and a warning outcome
+ * for each Organization whose endpoints were cut at REVINCLUDE_LIMIT.
+ */
+function searchEntries(base: string, type: ResourceType, matches: readonly FhirResource[], included: readonly FhirResource[], cut: readonly string[]) {
+  if (matches.length === 0) return [];
+  const outcome = cut.length === 0 ? [] : [{
+    resource: {
+      resourceType: 'OperationOutcome',
+      issue: cut.map((id) => ({
+        severity: 'warning',
+        code: 'incomplete',
+        diagnostics: `Organization/${id} has more than ${REVINCLUDE_LIMIT} endpoints; the first ${REVINCLUDE_LIMIT} are included. Search Endpoint?organization=Organization/${id} for all of them.`,
+      })),
+    },
+    search: { mode: 'outcome' },
+  }];
+  return [
+    ...matches.map((resource) => ({ fullUrl: `${base}/${type}/${resource.id}`, resource, search: { mode: 'match' } })),
+    ...included.map((resource) => ({ fullUrl: `${base}/${resource.resourceType}/${resource.id}`, resource, search: { mode: 'include' } })),
+    ...outcome,
+  ];
 }
 
 const notFound = (type: ResourceType, id: string) => new WardError('RESOURCE_NOT_FOUND', `There is no ${type}/${id.slice(0, 80)} here.`, { resource_type: type, id: id.slice(0, 80) });
@@ -181,9 +205,11 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       const parsed = parseSearch(type, query, isStrict(request));
       const answer = await search(deps, type, parsed);
       const included = parsed.includeOrganizations ? await includedOrganizations(deps, answer.resources) : [];
+      const revincluded = parsed.revincludeEndpoints && type === 'Organization' ? await revincludedEndpoints(deps, answer.resources) : { endpoints: [], cut: [] };
       const base = `${ward.baseUrl()}/fhir/${type}`;
       const link = (extra: Array<[string, string]>) => `${base}?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
       // FHIR resources are sent as built; the schemas above document the OperationOutcomes only.
+      const entry = searchEntries(`${ward.baseUrl()}/fhir`, type, answer.resources, [...included, ...revincluded.endpoints], revincluded.cut);
       const bundle = {
         resourceType: 'Bundle',
         type: 'searchset',
@@ -192,14 +218,7 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
           { relation: 'self', url: link(parsed.pageToken ? [['_page_token', parsed.pageToken]] : []) },
           ...(answer.next ? [{ relation: 'next', url: link([['_page_token', answer.next]]) }] : []),
         ],
-        ...(answer.resources.length > 0
-          ? {
-              entry: [
-                ...answer.resources.map((resource) => ({ fullUrl: `${base}/${resource.id}`, resource, search: { mode: 'match' } })),
-                ...included.map((resource) => ({ fullUrl: `${ward.baseUrl()}/fhir/Organization/${resource.id}`, resource, search: { mode: 'include' } })),
-              ],
-            }
-          : {}),
+        ...(entry.length > 0 ? { entry } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(bundle));
       answers.set(key, generation, bytes);

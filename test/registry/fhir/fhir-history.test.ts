@@ -1,8 +1,8 @@
 /**
  * `Device/{id}/_history` and `vread` (issue 32): every version of an agent's record as the FHIR
  * directory answers it, read by an outside FHIR client (fhir-kit-client) and checked by Medplum's R4
- * validator; the version table written with each agent write (migration 013) and its backfill. Both
- * backends.
+ * validator; the version table written with each agent write (migration 013) and its backfill; the
+ * endpoint index (migration 014) after an update; a `_revinclude` cut at its bound. Both backends.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -167,3 +167,20 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+for (const backend of BACKENDS) test(`an Organization with more endpoints than a page includes says so in an outcome entry (${backend})`, async (t) => {
+  const [registry] = await startRegistries(testScope(t), backend);
+  const baseUrl = (registry as { baseUrl: string }).baseUrl;
+  // 21 agents of five endpoints each: 105 endpoints, past the 100 included.
+  for (let n = 0; n < 21; n += 1) {
+    const endpoints = Array.from({ length: 5 }, (_, e) => ({ url: `https://agents.example.org/big/${n}/${e}`, protocol: 'mesh-a2a-jsonrpc', priority: 10 + e }));
+    const created = await write(baseUrl, 'POST', '/v1/agents', agentBody({ display_name: `Big ${n}`, endpoints, owner: { org_id: 'org-big', org_name: 'Big Trust' } }));
+    assert.equal(created.status, 201, await created.clone().text());
+  }
+  const answer = await getFhir(`${baseUrl}/fhir/Organization?_revinclude=Endpoint:organization`);
+  assert.deepEqual(fhirIssues(answer.body), []);
+  assert.equal(answer.body.entry.filter((entry: any) => entry.search.mode === 'include').length, 100);
+  const outcome = answer.body.entry.find((entry: any) => entry.search.mode === 'outcome');
+  assert.equal(outcome.resource.issue[0].code, 'incomplete');
+  assert.match(outcome.resource.issue[0].diagnostics, /Endpoint\?organization=Organization\/org--big/);
+});
