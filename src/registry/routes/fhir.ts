@@ -160,7 +160,8 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
-  app.get('/metadata', { schema: { tags: ['fhir'], summary: 'The FHIR CapabilityStatement', querystring: AnyQuery, response: outcomes() } }, async (_request, reply) =>
+  const metadataSchema = { operationId: 'readFhirCapabilityStatement', tags: ['fhir'], summary: 'The FHIR CapabilityStatement', description: 'What the FHIR directory supports, exactly: resources, interactions, search parameters, includes (docs/fhir.md). Needs no credential.', querystring: AnyQuery, response: outcomes() };
+  app.get('/metadata', { schema: metadataSchema }, async (_request, reply) =>
     reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() }) as never),
   );
 
@@ -195,7 +196,8 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   }
 
   for (const type of TYPES) {
-    app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery, response: outcomes(401, 403) } }, async (request, reply) => {
+    const searchSchema = { operationId: `searchFhir${type}`, tags: ['fhir'], summary: `Search ${type} resources`, description: `A searchset Bundle of ${type} resources, paged by next links; the parameters are in the CapabilityStatement and docs/fhir.md.`, querystring: AnyQuery, response: outcomes(401, 403) };
+    app.get(`/${type}`, { schema: searchSchema }, async (request, reply) => {
       // Discovery's answer cache, as bytes: valid while nothing is committed (and for 30 s at most).
       const key = `${isStrict(request) ? 'strict' : 'lenient'} ${request.url}`;
       const generation = ward.eventHub.committedSeq();
@@ -224,7 +226,8 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       answers.set(key, generation, bytes);
       return reply.type(FHIR_CONTENT_TYPE).send(bytes as never);
     });
-    app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) } }, async (request, reply) =>
+    const readSchema = { operationId: `readFhir${type}`, tags: ['fhir'], summary: `Read a ${type}`, description: `One ${type} by its id (docs/fhir.md has how ids are formed).`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) };
+    app.get(`/${type}/:id`, { schema: readSchema }, async (request, reply) =>
       sendResource(reply, await read(type, request.params.id)),
     );
   }
