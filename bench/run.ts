@@ -15,6 +15,7 @@ import { buildRegistry } from '../src/registry/app.ts';
 import { dropSchema, interleaved, load, type Figures } from './measure.ts';
 import { startChild, startQuietRegistry, stop } from './processes.ts';
 import { SKILL_COUNT, seedAgents, seedAgentsSql } from './seed.ts';
+import { fhirAbsentTypeScenario, fhirScenarios } from './fhir-scenarios.ts';
 
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } } });
 const QUICK = flags.quick;
@@ -27,6 +28,10 @@ const SQLITE_SIZES = (process.env.BENCH_AGENTS ?? (QUICK ? '2000' : '100000')).s
 const PG_SIZES = (process.env.BENCH_PG_AGENTS ?? (QUICK ? '2000' : '100000,1000000')).split(',').map(Number).filter((n) => n > 0);
 /** Above this many agents the PostgreSQL data is seeded in SQL (generate_series), not through the service. */
 const SQL_SEED_FROM = 200_000;
+
+/** Which groups of scenarios run: `discover`, `route`, `fhir`, and `fhir-absent` when named (BENCH_SCENARIOS=fhir runs the FHIR rows alone). */
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'discover,route,fhir').split(','));
+const wanted = (group: string) => SCENARIOS.has(group);
 
 type Backend = 'sqlite' | 'postgres';
 /** The uncached registry's kept agent rows (discovery/agent-rows.ts) from its metrics: how many answers it read from the database. */
@@ -112,6 +117,10 @@ async function scenarios(backend: Backend, agents: number): Promise<{ rows: Row[
       const run = (url: string, options: Omit<Parameters<typeof load>[1], 'connections' | 'durationS'>) => () =>
         load(url, { connections: CONNECTIONS, durationS: DURATION_S, ...options });
 
+      if (wanted('fhir')) await fhirScenarios(cached.url, uncached.url, measure, run, get);
+      if (wanted('fhir-absent')) await fhirAbsentTypeScenario(uncached.url, measure, run, get);
+      if (!wanted('discover')) return { rows, seedSeconds };
+
       const hitPath = '/v1/discover?capability=skill.s17&limit=20';
       const hit = await get(cached.url + hitPath);
       await measure('discover, cache hit (20 results)', [hit], run(cached.url, { request: { path: hitPath } }));
@@ -125,6 +134,7 @@ async function scenarios(backend: Backend, agents: number): Promise<{ rows: Row[
       await measure('discover, cache miss (varied queries)', samples, run(uncached.url, { next: () => ({ path: variedQuery(n++) }) }));
       notes.push(`cache miss: agent rows ${await keptRows(uncached.url)}`);
 
+      if (!wanted('route')) return { rows, seedSeconds };
       const target = (JSON.parse(hit) as { results: Array<{ agent_id: string }> }).results[0]?.agent_id;
       const routeTarget = await post(`${cached.url}/v1/route`, { target });
       await measure('route {target}', [routeTarget], run(cached.url, { request: { method: 'POST', path: '/v1/route', body: JSON.stringify({ target }) } }), 'POST');

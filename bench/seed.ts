@@ -86,9 +86,15 @@ export async function seedAgentsSql(databaseUrl: string, schema: string, count: 
              case when g % 3 = 0 then ' mesh-a2a-jsonrpc ' else ' ' || ${protocol} || ' mesh-a2a-jsonrpc ' end
       FROM generate_series(0, ${count - 1}) g,
              unnest(array[g % ${SKILL_COUNT}, (g * 7 + 3) % ${SKILL_COUNT}]) s`);
+    // The first version of each (migration 013), as the service writes it with the agent.
+    await client.query('INSERT INTO agent_versions (agent_id, version, status, record, updated_at) SELECT id, version, status, record, updated_at FROM agents');
+    // The protocols of its endpoints (migration 014): the one of its first endpoint, and mesh-a2a-jsonrpc.
+    await client.query(`
+      INSERT INTO agent_endpoints (protocol, agent_id)
+      SELECT DISTINCT p, ${id} FROM generate_series(0, ${count - 1}) g, unnest(array[${protocol}, 'mesh-a2a-jsonrpc']) p`);
     // Statistics for the planner, and the visibility map and hint bits set now rather than by the
     // first reads under load (which would then measure PostgreSQL writing them).
-    await client.query('VACUUM ANALYZE agents, agent_skills');
+    await client.query('VACUUM ANALYZE agents, agent_skills, agent_versions, agent_endpoints');
   } finally {
     await client.end();
   }

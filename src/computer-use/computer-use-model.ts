@@ -36,6 +36,8 @@ export class ModelCallError extends Error {
 }
 
 export type ComputerUseModel = {
+  /** The model asked (COMPUTER_USE_MODEL): a run's ledger names it, and the FHIR directory's Provenance of the run. */
+  name: string;
   next(request: { system: string; messages: BetaMessageParam[]; signal: AbortSignal }): Promise<BetaMessage>;
 };
 
@@ -50,6 +52,7 @@ export function createComputerUseModel(config: Config): ComputerUseModel {
   });
   const { tool, beta } = computerToolFor(config.COMPUTER_USE_MODEL);
   return {
+    name: config.COMPUTER_USE_MODEL,
     async next({ system, messages, signal }) {
       try {
         return await client.beta.messages.create(

@@ -14,6 +14,12 @@ export const FHIR_JSON = 'application/fhir+json';
 /** An identifier whose value is a URI: the registry URIs of agents (RFC 3986; FHIR's own system for it). */
 export const URI_IDENTIFIER_SYSTEM = 'urn:ietf:rfc:3986';
 
+/**
+ * An identifier whose value is `sha256:<hex>` of an address, as the transparency ledger records
+ * addresses (never the address itself): the target of a computer-use run's Provenance.
+ */
+export const URL_DIGEST_IDENTIFIER_SYSTEM = 'urn:ward:fhir:NamingSystem:url-sha256';
+
 export const WARD_CODE_SYSTEMS = {
   /** Connection types HL7 has no code for (e.g. `mesh-a2a-jsonrpc`): the protocol name as registered. */
   connectionType: 'urn:ward:fhir:CodeSystem:connection-type',
@@ -47,3 +53,16 @@ export const DEVICE_TYPE_AI_AGENT = { system: WARD_CODE_SYSTEMS.deviceType, code
 
 /** `Endpoint.extension` holding the endpoint's region (`valueString`), where the record names one. */
 export const ENDPOINT_REGION_EXTENSION = 'urn:ward:fhir:StructureDefinition:endpoint-region';
+
+/**
+ * The Ward protocols an `Endpoint.connectionType` token can stand for (the inverse of
+ * {@link connectionTypeOf}): with HL7's system, the protocol of its code; with Ward's, the code; with
+ * none, either. A superset where a code is both: the search checks each Endpoint exactly.
+ */
+export function protocolsForConnectionType(token: { system?: string | undefined; code: string }): string[] {
+  const fromHl7 = Object.entries(HL7_CONNECTION_CODES).filter(([, code]) => code === token.code).map(([protocol]) => protocol);
+  if (token.system === HL7_CONNECTION_TYPE) return fromHl7;
+  if (token.system === WARD_CODE_SYSTEMS.connectionType) return [token.code];
+  if (token.system !== undefined && token.system !== '') return [];
+  return [...new Set([token.code, ...fromHl7])];
+}

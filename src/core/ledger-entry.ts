@@ -32,7 +32,7 @@ export type LedgerEntryContent = {
  * safe by construction, whatever an emitter puts in its event (docs/transparency.md).
  */
 const KEPT_MEMBERS =
-  /^(?:agent_id|level|from|to|registry_id|parent_id|org_id|key_id|previous_key_id|session_id|kids?|alg|version|status|state|tier|jurisdiction|source|turns?|max_turns|headless|scopes|key_prefix|requested_by|canceled_by|action|blocked_kind|count|seq|[a-z_]+_sha256|[a-z_]+_at|previous_not_after|not_before|not_after)$/;
+  /^(?:agent_id|level|from|to|registry_id|parent_id|org_id|key_id|previous_key_id|session_id|kids?|alg|version|status|state|tier|jurisdiction|source|turns?|max_turns|headless|model|scopes|key_prefix|requested_by|canceled_by|action|blocked_kind|count|seq|[a-z_]+_sha256|[a-z_]+_at|previous_not_after|not_before|not_after)$/;
 const TOKEN = /^[A-Za-z0-9._:/@+=-]{1,200}$/;
 
 const digestOf = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;

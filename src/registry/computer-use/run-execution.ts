@@ -128,7 +128,7 @@ async function recordStart(held: Held, first: Capture): Promise<boolean> {
       type: 'computer_use.started',
       subject: sessionId,
       occurred_at: now(held),
-      data: { session_id: sessionId, persona: run.persona, url: run.url, task_sha256: sha256(run.task), max_turns: run.max_turns, screenshot_sha256: first.sha256 },
+      data: { session_id: sessionId, persona: run.persona, url: run.url, task_sha256: sha256(run.task), max_turns: run.max_turns, screenshot_sha256: first.sha256, model: held.deps.model().name },
     });
     return true;
   });

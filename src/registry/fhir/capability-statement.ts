@@ -1,9 +1,10 @@
 /**
  * `GET /fhir/metadata`: what the FHIR directory does, exactly (FHIR R4 §2.40): read and search of
- * Device, Endpoint and Organization with the parameters of search-parameters.ts, JSON only.
+ * Device, Endpoint and Organization with the parameters of search-parameters.ts, vread and history of
+ * Device, Provenance by target, JSON only.
  */
 import { FHIR_JSON, FHIR_VERSION } from '../../contract/fhir-vocabulary.ts';
-import { INCLUDES, SEARCH_PARAMETERS, type ResourceType } from './search-parameters.ts';
+import { INCLUDES, REVINCLUDES, SEARCH_PARAMETERS, type ResourceType } from './search-parameters.ts';
 
 const PROFILES: Record<ResourceType, string> = {
   Device: 'http://hl7.org/fhir/StructureDefinition/Device',
@@ -43,11 +44,13 @@ export function capabilityStatement(options: { baseUrl: string; software: { name
         resource: (Object.keys(SEARCH_PARAMETERS) as ResourceType[]).map((type) => ({
           type,
           profile: PROFILES[type],
-          interaction: [{ code: 'read' }, { code: 'search-type' }],
-          versioning: type === 'Provenance' ? 'no-version' : 'versioned',
-          readHistory: false,
+          interaction: type === 'Device' ? [{ code: 'read' }, { code: 'vread' }, { code: 'history-instance', documentation: 'Every kept version, newest first; _count (1 to 100), _since (an instant) and next links.' }, { code: 'search-type' }] : [{ code: 'read' }, { code: 'search-type' }],
+          // Devices and Endpoints carry the record's version; only a Device's earlier versions can be read.
+          versioning: type === 'Device' || type === 'Endpoint' ? 'versioned' : 'no-version',
+          readHistory: type === 'Device',
           conditionalRead: 'not-supported',
           ...(INCLUDES[type].length > 0 ? { searchInclude: [...INCLUDES[type]] } : {}),
+          ...(REVINCLUDES[type].length > 0 ? { searchRevInclude: [...REVINCLUDES[type]] } : {}),
           searchParam: SEARCH_PARAMETERS[type].map((parameter) => ({
             name: parameter.name,
             ...(PARAMETER_DEFINITIONS[parameter.name] ? { definition: (PARAMETER_DEFINITIONS[parameter.name] as string).replace('{type}', type) } : {}),

@@ -4,20 +4,24 @@
  * resource-pages.ts. Answers are `searchset` Bundles with `self` and `next` links.
  */
 import type { AgentRecord } from '../../contract/agent-record.ts';
-import { URI_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
+import { protocolsForConnectionType, URI_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentService } from '../agents/agent-service.ts';
 import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import type { Storage } from '../storage/database.ts';
-import type { AgentFilter } from '../storage/stores/agent-store.ts';
+import { findAgents, listAgentPage, type AgentFilter } from '../storage/stores/agent-store.ts';
+import { listAgentIdsWithProtocols } from '../storage/stores/agent-endpoint-store.ts';
+import { toAgentRecords } from '../agents/agent-records.ts';
 import { countOwners, listOwnerPage } from '../storage/stores/owner-store.ts';
 import { listLedgerLeavesOf } from '../storage/stores/ledger-store.ts';
 import type { SignedTreeHead } from '../ledger/ledger-service.ts';
-import { provenanceOf } from './provenance.ts';
+import { provenanceOf, type ProvenanceContext } from './provenance.ts';
+import { RUN_LEAVES_LISTED, runProvenanceOf } from './run-provenance.ts';
+import { listRunIdsOpening } from '../storage/stores/computer-use-store.ts';
 import { deviceId, deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
 import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
-import { single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
+import { REVINCLUDE_LIMIT, single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
 
 export type SearchDeps = {
   agents: AgentService;
@@ -35,7 +39,14 @@ const COUNT_READ_LIMIT = 100_000;
 export type SearchAnswer = { resources: FhirResource[]; next: string | undefined; total: number | undefined };
 
 /** A plan: the store's filter (or none: nothing can match), what is checked per resource, and whether the store's count is exact. */
-type Plan = { filter: AgentFilter | undefined; keep: (resource: FhirResource) => boolean; exactCount: boolean; skill?: string | undefined };
+type Plan = {
+  filter: AgentFilter | undefined;
+  keep: (resource: FhirResource) => boolean;
+  exactCount: boolean;
+  skill?: string | undefined;
+  /** Endpoint searches by connection type: the protocols whose agents are read from the endpoint index (a superset; `keep` is exact). */
+  protocols?: string[] | undefined;
+};
 
 const matchesToken = (wanted: Token, system: string | undefined, code: string | undefined) =>
   code !== undefined && wanted.code === code && (wanted.system === undefined || wanted.system === (system ?? ''));
@@ -113,18 +124,47 @@ function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
   }
   const skill = type === 'Device' ? single(request.tokens.get('skill'), 'skill') : undefined;
   if (skill?.system !== undefined && skill.system !== WARD_CODE_SYSTEMS.skill) return { filter: undefined, keep: () => false, exactCount: true };
-  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' && !skill, skill: skill?.code };
+  // By the endpoint index where the store has no narrower filter (an owner's or one agent's endpoints are few).
+  const byType = type === 'Endpoint' && filter.orgId === undefined && filter.id === undefined ? request.tokens.get('connection-type')?.[0] : undefined;
+  const protocols = byType ? [...new Set(byType.flatMap(protocolsForConnectionType))] : undefined;
+  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' && !skill, skill: skill?.code, protocols };
 }
 
 const deviceNameOf = (device: FhirResource) => String((device.deviceName as Array<{ name: string }>)[0]?.name ?? '').toLowerCase();
 const codingsOf = (concept: unknown) => ((concept as { coding?: Array<{ system: string; code: string }> } | undefined)?.coding ?? []);
 
+/**
+ * Agents a page at a time in id order, by the store's filter: one index range read of the page (the
+ * agent list's own query, without its count, which at a million agents would cost more than the page).
+ */
 function agentSource(deps: SearchDeps, type: 'Device' | 'Endpoint', plan: Plan & { filter: AgentFilter }): ItemSource {
   const expand = (record: AgentRecord) => (type === 'Device' ? [deviceOf(record)] : endpointsOf(record)).filter(plan.keep);
   return {
     async page(cursor, limit) {
-      const page = await deps.agents.list(plan.filter, { limit, ...(cursor === undefined ? {} : { cursor }) });
-      return { items: page.agents.map(expand), next: page.next_cursor ?? undefined };
+      if (cursor !== undefined && !ULID.test(cursor)) positionOf('');
+      const rows = await listAgentPage(deps.storage.db, plan.filter, { limit: limit + 1, ...(cursor === undefined ? {} : { afterId: cursor }) });
+      const page = rows.slice(0, limit);
+      const records = await toAgentRecords(deps.storage.db, page);
+      return { items: records.map(expand), next: rows.length > limit ? page.at(-1)?.id : undefined };
+    },
+  };
+}
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * `Endpoint?connection-type=`: the agents with an endpoint of one of the protocols, read from the
+ * endpoint index (migration 015) a page at a time in id order, their endpoints checked as any search's.
+ */
+function endpointIndexSource(deps: SearchDeps, protocols: string[], plan: Plan): ItemSource {
+  return {
+    async page(cursor, limit) {
+      if (cursor !== undefined && !ULID.test(cursor)) positionOf('');
+      const ids = await listAgentIdsWithProtocols(deps.storage.db, protocols, { limit: limit + 1, ...(cursor === undefined ? {} : { afterId: cursor }) });
+      const pageIds = ids.slice(0, limit);
+      const rows = (await findAgents(deps.storage.db, pageIds)).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const records = await toAgentRecords(deps.storage.db, rows);
+      return { items: records.map((record) => endpointsOf(record).filter(plan.keep)), next: ids.length > limit ? pageIds.at(-1) : undefined };
     },
   };
 }
@@ -208,7 +248,12 @@ export async function search(deps: SearchDeps, type: ResourceType, request: Sear
   }
   const plan = agentPlan(type, request);
   if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
-  const source = plan.skill !== undefined && type === 'Device' ? skillSource(deps, plan.skill, { ...plan, filter: plan.filter }) : agentSource(deps, type, { ...plan, filter: plan.filter });
+  const source =
+    plan.skill !== undefined && type === 'Device'
+      ? skillSource(deps, plan.skill, { ...plan, filter: plan.filter })
+      : plan.protocols !== undefined
+        ? endpointIndexSource(deps, plan.protocols, plan)
+        : agentSource(deps, type, { ...plan, filter: plan.filter });
   if (request.summaryCount) {
     return { resources: [], next: undefined, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : await countOrRefuse(source) };
   }
@@ -232,6 +277,7 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
   }
   const [targetType, id] = target.split('/').slice(-2);
   const ulid = targetType === 'Device' && id ? parseAgentId(id)?.ulid : undefined;
+  if (ulid === undefined && /^https?:\/\//i.test(target)) return runProvenanceSearch(deps, target, request, kind);
   const record = ulid === undefined ? undefined : await deps.agents.get(ulid).catch(() => undefined);
   if (!record) return { resources: [], next: undefined, total: 0 };
   const context = { target: `Device/${ulid}`, registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
@@ -246,6 +292,30 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
   };
   if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
   return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+}
+
+/** `Provenance?target=<url>`: the computer-use runs that opened that page, oldest first, one Provenance each. */
+async function runProvenanceSearch(deps: SearchDeps, url: string, request: SearchRequest, kind: string): Promise<SearchAnswer> {
+  const context = { registryId: deps.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
+  const source: ItemSource = {
+    async page(cursor, limit) {
+      if (cursor !== undefined && !ULID.test(cursor)) positionOf('');
+      const ids = await listRunIdsOpening(deps.storage.db, url, { limit, ...(cursor === undefined ? {} : { afterSessionId: cursor }) });
+      const items = await Promise.all(ids.map(async (sessionId) => {
+        const provenance = await runProvenance(deps.storage, sessionId, context);
+        return provenance ? [provenance] : [];
+      }));
+      return { items, next: ids.length === limit ? ids.at(-1) : undefined };
+    },
+  };
+  if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
+  return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+}
+
+/** A run's Provenance from the leaves the signed tree head covers; undefined before its first is covered. */
+export async function runProvenance(storage: Storage, sessionId: string, context: Omit<ProvenanceContext, 'target'>): Promise<FhirResource | undefined> {
+  const leaves = await listLedgerLeavesOf(storage.db, sessionId, { limit: RUN_LEAVES_LISTED });
+  return runProvenanceOf(sessionId, leaves.filter((leaf) => leaf.leafIndex < context.treeHead.tree_size), context);
 }
 
 /**
@@ -267,6 +337,26 @@ export async function includedOrganizations(deps: SearchDeps, resources: readonl
     }),
   );
   return included.flat();
+}
+
+/**
+ * `Organization?_revinclude=Endpoint:organization`: the endpoints of the page's Organizations, at
+ * most REVINCLUDE_LIMIT each (their agents in id order); `cut` names the Organizations that have more,
+ * which the answer says in an outcome entry (search them by `Endpoint?organization=`).
+ */
+export async function revincludedEndpoints(deps: SearchDeps, organizations: readonly FhirResource[]): Promise<{ endpoints: FhirResource[]; cut: string[] }> {
+  const cut: string[] = [];
+  const endpoints = await Promise.all(
+    organizations.map(async (organization) => {
+      const read = readOrganizationId(organization.id);
+      if (read === undefined || !('orgId' in read)) return [];
+      const rows = await listAgentPage(deps.storage.db, { orgId: read.orgId }, { limit: REVINCLUDE_LIMIT + 1 });
+      const found = (await toAgentRecords(deps.storage.db, rows)).flatMap(endpointsOf);
+      if (found.length > REVINCLUDE_LIMIT) cut.push(organization.id);
+      return found.slice(0, REVINCLUDE_LIMIT);
+    }),
+  );
+  return { endpoints: endpoints.flat(), cut };
 }
 
 /** A position inside a page token (a ranking offset, a leaf index): digits only, else the token was not written here. */

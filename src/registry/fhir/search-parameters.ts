@@ -64,7 +64,7 @@ export const SEARCH_PARAMETERS: Record<ResourceType, readonly SearchParameterDef
     tokenParam('identifier', "The owner's org_id (system: the registry URI)."),
     stringParam('name', 'The organisation name; matches where it starts with the text, in any case.'),
   ],
-  Provenance: [referenceParam('target', 'The Device whose history is asked for (Device/<id>); required.')],
+  Provenance: [referenceParam('target', 'Required: the Device whose history is asked for (Device/<id>), or the address of a console page (an http(s) URL): the computer-use runs that opened it.')],
 };
 
 /** Parameters every search takes (besides `_format` and `_pretty`, read for every request). */
@@ -77,6 +77,17 @@ export const INCLUDES: Record<ResourceType, readonly string[]> = {
   Organization: [],
   Provenance: [],
 };
+/**
+ * The `_revinclude` values each type answers: an Organization's endpoints, at most
+ * REVINCLUDE_LIMIT per Organization (an outcome entry says where more were left out).
+ */
+export const REVINCLUDES: Record<ResourceType, readonly string[]> = {
+  Device: [],
+  Endpoint: [],
+  Organization: ['Endpoint:organization'],
+  Provenance: [],
+};
+export const REVINCLUDE_LIMIT = 100;
 const ANY_REQUEST = new Set(['_format', '_pretty']);
 
 export type Token = { system?: string | undefined; code: string };
@@ -89,6 +100,8 @@ export type SearchRequest = {
   dates: Map<string, DateTest[][]>;
   /** Whether the owners of the page's resources are included (`_include=Endpoint:organization`). */
   includeOrganizations: boolean;
+  /** Whether the endpoints of the page's Organizations are included (`_revinclude=Endpoint:organization`). */
+  revincludeEndpoints: boolean;
   count: number;
   pageToken?: string | undefined;
   summaryCount: boolean;
@@ -103,6 +116,7 @@ export function emptySearch(): SearchRequest {
     strings: new Map(),
     dates: new Map(),
     includeOrganizations: false,
+    revincludeEndpoints: false,
     count: 20,
     summaryCount: false,
     used: [],
@@ -137,8 +151,8 @@ export function parseSearch(
       readResultParameter(request, name, values);
       continue;
     }
-    if (name === '_include') {
-      readIncludes(type, request, values, strict);
+    if (name === '_include' || name === '_revinclude') {
+      readIncludes(type, request, values, strict, name);
       continue;
     }
     const definition = known.get(base);
@@ -166,20 +180,21 @@ export function parseSearch(
   return request;
 }
 
-function readIncludes(type: ResourceType, request: SearchRequest, values: string[], strict: boolean): void {
+function readIncludes(type: ResourceType, request: SearchRequest, values: string[], strict: boolean, name: '_include' | '_revinclude'): void {
   for (const value of values) {
     // `Endpoint:organization:Organization` names the target type too; it is the only one.
     const include = value.replace(/:Organization$/, '');
-    if (!INCLUDES[type].includes(include)) {
+    if (!(name === '_include' ? INCLUDES : REVINCLUDES)[type].includes(include)) {
       if (strict)
         throw badRequest(
-          '_include',
+          name,
           `${value.slice(0, 60)} is not supported on ${type} (GET /fhir/metadata lists what is)`,
         );
       continue;
     }
-    request.includeOrganizations = true;
-    request.used.push(['_include', value]);
+    if (name === '_include') request.includeOrganizations = true;
+    else request.revincludeEndpoints = true;
+    request.used.push([name, value]);
   }
 }
 

@@ -5,6 +5,7 @@
  * decisions, rendered the FHIR way), an unknown path under `/fhir` included: register it with the
  * prefix `/fhir`, which gives the scope its own not-found handler.
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { FHIR_JSON } from '../../contract/fhir-vocabulary.ts';
@@ -12,13 +13,16 @@ import { WardError } from '../../core/errors.ts';
 import { WARD_VERSION } from '../../core/version.ts';
 import { capabilityStatement } from '../fhir/capability-statement.ts';
 import { deviceOf, endpointsOf, readOrganizationId, type FhirResource } from '../fhir/fhir-resources.ts';
-import { includedOrganizations, search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { includedOrganizations, revincludedEndpoints, runProvenance, search, type SearchDeps } from '../fhir/fhir-search.ts';
+import { readRunProvenanceId } from '../fhir/run-provenance.ts';
+import { deviceHistory, historyEntry, parseHistoryRequest, readDeviceVersion } from '../fhir/device-history.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { provenanceOf, readProvenanceId } from '../fhir/provenance.ts';
 import { findLedgerLeaf } from '../storage/stores/ledger-store.ts';
 import { parseAgentId } from '../../core/ids.ts';
-import { emptySearch, parseSearch, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
+import { emptySearch, parseSearch, REVINCLUDE_LIMIT, SEARCH_PARAMETERS, type ResourceType } from '../fhir/search-parameters.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
+import { createResponseCache } from '../discovery/response-cache.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const FHIR_CONTENT_TYPE = `${FHIR_JSON}; charset=utf-8`;
@@ -32,6 +36,7 @@ const OperationOutcome = Type.Object(
 const outcomes = (...statuses: number[]) =>
   Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
 const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const VersionParams = Type.Object({ id: Type.String({ maxLength: 200 }), vid: Type.String({ maxLength: 20 }) });
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
 
 /**
@@ -59,7 +64,87 @@ function sendResource(reply: FastifyReply, resource: FhirResource): FastifyReply
   return reply.type(FHIR_CONTENT_TYPE).send(resource as never);
 }
 
+/**
+ * A searchset's entries: the matches, what `_include` and `_revinclude` added, and a warning outcome
+ * for each Organization whose endpoints were cut at REVINCLUDE_LIMIT.
+ */
+function searchEntries(base: string, type: ResourceType, matches: readonly FhirResource[], included: readonly FhirResource[], cut: readonly string[]) {
+  if (matches.length === 0) return [];
+  const outcome = cut.length === 0 ? [] : [{
+    resource: {
+      resourceType: 'OperationOutcome',
+      issue: cut.map((id) => ({
+        severity: 'warning',
+        code: 'incomplete',
+        diagnostics: `Organization/${id} has more than ${REVINCLUDE_LIMIT} endpoints; the first ${REVINCLUDE_LIMIT} are included. Search Endpoint?organization=Organization/${id} for all of them.`,
+      })),
+    },
+    search: { mode: 'outcome' },
+  }];
+  return [
+    ...matches.map((resource) => ({ fullUrl: `${base}/${type}/${resource.id}`, resource, search: { mode: 'match' } })),
+    ...included.map((resource) => ({ fullUrl: `${base}/${resource.resourceType}/${resource.id}`, resource, search: { mode: 'include' } })),
+    ...outcome,
+  ];
+}
+
 const notFound = (type: ResourceType, id: string) => new WardError('RESOURCE_NOT_FOUND', `There is no ${type}/${id.slice(0, 80)} here.`, { resource_type: type, id: id.slice(0, 80) });
+
+/**
+ * `Device/{id}/_history` and vread (docs/fhir.md, "History"), registered inside the FHIR scope so its
+ * JSON check and OperationOutcome errors apply.
+ */
+const deviceHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/Device/:id/_history',
+    {
+      schema: {
+        operationId: 'readFhirDeviceHistory',
+        tags: ['fhir'],
+        summary: "An agent's record versions as a FHIR history Bundle",
+        description: 'Every kept version of the Device, newest first (docs/fhir.md, "History"); `_count` (1–100), `_since` (an instant) and the `next` link page it.',
+        params: ReadParams,
+        querystring: AnyQuery,
+        response: outcomes(401, 403, 404),
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseHistoryRequest(request.query as Record<string, unknown>, isStrict(request));
+      const page = await deviceHistory(app.ward.storage, request.params.id, parsed);
+      if (!page) throw notFound('Device', request.params.id);
+      const base = `${app.ward.baseUrl()}/fhir`;
+      const link = (extra: Array<[string, string]>) => `${base}/Device/${request.params.id}/_history?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
+      const bundle = {
+        resourceType: 'Bundle',
+        type: 'history',
+        ...(page.total === undefined ? {} : { total: page.total }),
+        link: [{ relation: 'self', url: link([]) }, ...(page.next ? [{ relation: 'next', url: link([['_page_token', page.next]]) }] : [])],
+        ...(page.resources.length > 0 ? { entry: page.resources.map((device) => historyEntry(base, device)) } : {}),
+      };
+      return reply.type(FHIR_CONTENT_TYPE).send(bundle as never);
+    },
+  );
+
+  app.get(
+    '/Device/:id/_history/:vid',
+    {
+      schema: {
+        operationId: 'readFhirDeviceVersion',
+        tags: ['fhir'],
+        summary: 'One version of a Device (vread)',
+        description: 'The Device as it was at record version `vid`, with that version as its ETag and its time as Last-Modified (docs/fhir.md, "History").',
+        params: VersionParams,
+        querystring: AnyQuery,
+        response: outcomes(401, 403, 404),
+      },
+    },
+    async (request, reply) => {
+      const device = await readDeviceVersion(app.ward.storage, request.params.id, request.params.vid);
+      if (!device) throw notFound('Device', `${request.params.id}/_history/${request.params.vid}`);
+      return sendResource(reply, device);
+    },
+  );
+};
 
 export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) => {
   const { ward } = app;
@@ -71,15 +156,23 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
     entriesUrl: () => `${ward.baseUrl()}/v1/transparency/entries`,
     treeHead: () => ward.ledger.signedTreeHead(),
   };
+  const answers = createResponseCache<Buffer>({ maxEntries: ward.config.REGISTRY_DISCOVERY_CACHE_ENTRIES, maxAgeMs: 30_000, now: () => ward.clock.now().getTime() });
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
-  app.get('/metadata', { schema: { tags: ['fhir'], summary: 'The FHIR CapabilityStatement', querystring: AnyQuery, response: outcomes() } }, async (_request, reply) =>
+  const metadataSchema = { operationId: 'readFhirCapabilityStatement', tags: ['fhir'], summary: 'The FHIR CapabilityStatement', description: 'What the FHIR directory supports, exactly: resources, interactions, search parameters, includes (docs/fhir.md). Needs no credential.', querystring: AnyQuery, response: outcomes() };
+  app.get('/metadata', { schema: metadataSchema }, async (_request, reply) =>
     reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() }) as never),
   );
 
   /** The resource of `type` with `id`, or a 404 OperationOutcome. */
   async function read(type: ResourceType, id: string): Promise<FhirResource> {
+    if (type === 'Provenance' && readRunProvenanceId(id) !== undefined) {
+      const context = { registryId: ward.registryId, entriesUrl: deps.entriesUrl(), treeHead: await deps.treeHead() };
+      const provenance = await runProvenance(ward.storage, readRunProvenanceId(id) as string, context);
+      if (!provenance) throw notFound(type, id);
+      return provenance;
+    }
     if (type === 'Provenance') {
       const leafIndex = readProvenanceId(id);
       const leaf = leafIndex === undefined ? undefined : await findLedgerLeaf(ward.storage.db, leafIndex);
@@ -103,14 +196,22 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   }
 
   for (const type of TYPES) {
-    app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery, response: outcomes(401, 403) } }, async (request, reply) => {
+    const searchSchema = { operationId: `searchFhir${type}`, tags: ['fhir'], summary: `Search ${type} resources`, description: `A searchset Bundle of ${type} resources, paged by next links; the parameters are in the CapabilityStatement and docs/fhir.md.`, querystring: AnyQuery, response: outcomes(401, 403) };
+    app.get(`/${type}`, { schema: searchSchema }, async (request, reply) => {
+      // Discovery's answer cache, as bytes: valid while nothing is committed (and for 30 s at most).
+      const key = `${isStrict(request) ? 'strict' : 'lenient'} ${request.url}`;
+      const generation = ward.eventHub.committedSeq();
+      const cached = answers.get(key, generation);
+      if (cached) return reply.type(FHIR_CONTENT_TYPE).send(cached as never);
       const query = request.query as Record<string, unknown>;
       const parsed = parseSearch(type, query, isStrict(request));
       const answer = await search(deps, type, parsed);
       const included = parsed.includeOrganizations ? await includedOrganizations(deps, answer.resources) : [];
+      const revincluded = parsed.revincludeEndpoints && type === 'Organization' ? await revincludedEndpoints(deps, answer.resources) : { endpoints: [], cut: [] };
       const base = `${ward.baseUrl()}/fhir/${type}`;
       const link = (extra: Array<[string, string]>) => `${base}?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
       // FHIR resources are sent as built; the schemas above document the OperationOutcomes only.
+      const entry = searchEntries(`${ward.baseUrl()}/fhir`, type, answer.resources, [...included, ...revincluded.endpoints], revincluded.cut);
       const bundle = {
         resourceType: 'Bundle',
         type: 'searchset',
@@ -119,20 +220,18 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
           { relation: 'self', url: link(parsed.pageToken ? [['_page_token', parsed.pageToken]] : []) },
           ...(answer.next ? [{ relation: 'next', url: link([['_page_token', answer.next]]) }] : []),
         ],
-        ...(answer.resources.length > 0
-          ? {
-              entry: [
-                ...answer.resources.map((resource) => ({ fullUrl: `${base}/${resource.id}`, resource, search: { mode: 'match' } })),
-                ...included.map((resource) => ({ fullUrl: `${ward.baseUrl()}/fhir/Organization/${resource.id}`, resource, search: { mode: 'include' } })),
-              ],
-            }
-          : {}),
+        ...(entry.length > 0 ? { entry } : {}),
       };
-      return reply.type(FHIR_CONTENT_TYPE).send(bundle as never);
+      const bytes = Buffer.from(JSON.stringify(bundle));
+      answers.set(key, generation, bytes);
+      return reply.type(FHIR_CONTENT_TYPE).send(bytes as never);
     });
-    app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) } }, async (request, reply) =>
+    const readSchema = { operationId: `readFhir${type}`, tags: ['fhir'], summary: `Read a ${type}`, description: `One ${type} by its id (docs/fhir.md has how ids are formed).`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) };
+    app.get(`/${type}/:id`, { schema: readSchema }, async (request, reply) =>
       sendResource(reply, await read(type, request.params.id)),
     );
   }
+
+  await app.register(deviceHistoryRoutes);
 });
 

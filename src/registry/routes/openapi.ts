@@ -18,6 +18,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'routing', description: 'Signed routing advice' },
         { name: 'trust', description: 'Trust anchors and bundles' },
         { name: 'metadata', description: 'Server metadata, keys and health' },
+        { name: 'fhir', description: 'The FHIR R4 directory: agents as Device and Endpoint, owners as Organization, changes as Provenance' },
       ],
     },
   };

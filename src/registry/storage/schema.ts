@@ -8,6 +8,8 @@ import type { ColumnType } from 'kysely';
 export type Database = {
   agents: AgentsTable;
   agent_skills: AgentSkillsTable;
+  agent_versions: AgentVersionsTable;
+  agent_endpoints: AgentEndpointsTable;
   endpoint_health: EndpointHealthTable;
   leases: LeasesTable;
   api_keys: ApiKeysTable;
@@ -46,6 +48,12 @@ export type AgentsTable = {
   created_at: string;
   updated_at: string;
 };
+
+/** One version of an agent record, as written (migration 014): the FHIR directory's `_history` and `vread`. */
+export type AgentVersionsTable = { agent_id: string; version: number; status: string; record: string; updated_at: string };
+
+/** A protocol among an agent's endpoints (migration 015): the FHIR directory's connection-type search. */
+export type AgentEndpointsTable = { protocol: string; agent_id: string };
 
 /** A skill an agent offers, with a copy of the agent's ranking columns (migration 009). */
 export type AgentSkillsTable = {

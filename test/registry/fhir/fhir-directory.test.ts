@@ -103,6 +103,17 @@ for (const backend of BACKENDS) {
       assert.deepEqual(new Set(includedOwners), new Set(matched.map((entry: any) => entry.resource.managingOrganization.reference)));
       assert.equal(includedOwners.length, new Set(includedOwners).size);
 
+      // _revinclude: each Organization of the page with its endpoints, which reference it.
+      const withEndpoints = await getFhir(`${baseUrl}/fhir/Organization?_revinclude=Endpoint:organization&_count=2`);
+      assert.deepEqual(fhirIssues(withEndpoints.body), []);
+      const pageOrgs = withEndpoints.body.entry.filter((entry: any) => entry.search.mode === 'match').map((entry: any) => `Organization/${entry.resource.id}`);
+      const revincluded = withEndpoints.body.entry.filter((entry: any) => entry.search.mode === 'include').map((entry: any) => entry.resource);
+      assert.equal(pageOrgs.length, 2);
+      assert.ok(revincluded.every((endpoint: any) => endpoint.resourceType === 'Endpoint' && pageOrgs.includes(endpoint.managingOrganization.reference)));
+      assert.equal(revincluded.length, endpoints.filter((endpoint) => pageOrgs.includes(endpoint.managingOrganization.reference)).length);
+      assert.ok(withEndpoints.body.link[0].url.includes('_revinclude=Endpoint%3Aorganization'));
+      assert.deepEqual(capabilities.rest[0].resource.find((resource: any) => resource.type === 'Organization').searchRevInclude, ['Endpoint:organization']);
+
       // Capability search the FHIR way: ranked as discovery ranks.
       const discovered = await getFhir(`${baseUrl}/v1/discover?capability=triage.assess&limit=100`);
       const bySkill = await searchAll(client, 'Device', { skill: 'triage.assess', _count: '5' });
@@ -187,6 +198,7 @@ for (const backend of BACKENDS) {
         // A token as the server writes them, but one it never wrote: it would have a page read a billion rows.
         [`/fhir/Device?_page_token=${Buffer.from('fhir-Device:[null,1000000000,0]').toString('base64url')}`, {}, 400, 'BAD_REQUEST'],
         [`/fhir/Device?skill=triage.assess&_page_token=${Buffer.from('fhir-Device:["-5",0,0]').toString('base64url')}`, {}, 400, 'BAD_REQUEST'],
+        [`/fhir/Endpoint?_page_token=${Buffer.from('fhir-Endpoint:["not-an-agent-id",0,0]').toString('base64url')}`, {}, 400, 'BAD_REQUEST'],
         ['/fhir/Device?device-name:exact=Agent', {}, 400, 'BAD_REQUEST'],
         ['/fhir/Device/01ARZ3NDEKTSV4RRFFQ69G5FAV', {}, 404, 'RESOURCE_NOT_FOUND'],
         ['/fhir/Endpoint/not-an-id', {}, 404, 'RESOURCE_NOT_FOUND'],
@@ -196,6 +208,7 @@ for (const backend of BACKENDS) {
         ['/fhir/Device?_lastUpdated=yesterday', {}, 400, 'BAD_REQUEST'],
         ['/fhir/Device?_lastUpdated=ge2026-01-01T10:00', {}, 400, 'BAD_REQUEST'],
         ['/fhir/Device?_include=Device:patient', { prefer: 'handling=strict' }, 400, 'BAD_REQUEST'],
+        ['/fhir/Endpoint?_revinclude=Provenance:target', { prefer: 'handling=strict' }, 400, 'BAD_REQUEST'],
       ];
       for (const [path, headers, status, code] of cases) {
         const answer = await getFhir(`${baseUrl}${path}`, headers);

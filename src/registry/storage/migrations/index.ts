@@ -12,6 +12,8 @@ import * as agentNameUnique from './010-agent-name-unique.ts';
 import * as batchToken from './011-batch-token.ts';
 import * as ledgerSubjects from './012-ledger-subjects.ts';
 import * as agentCards from './013-agent-cards.ts';
+import * as agentVersions from './014-agent-versions.ts';
+import * as agentEndpoints from './015-agent-endpoints.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,4 +30,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011-batch-token': batchToken,
   '012-ledger-subjects': ledgerSubjects,
   '013-agent-cards': agentCards,
+  '014-agent-versions': agentVersions,
+  '015-agent-endpoints': agentEndpoints,
 };

@@ -2,6 +2,8 @@ import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBoo
 import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../../core/agent-capabilities.ts';
 import { insertRows, isPostgres, runCompiled } from '../compiled-statements.ts';
 import type { AgentsTable, Database } from '../schema.ts';
+import { endpointProtocolsOf, insertEndpointRows, replaceEndpointRows } from './agent-endpoint-store.ts';
+import { insertAgentVersion } from './agent-version-store.ts';
 
 /**
  * Agent rows. The indexed columns (status, jurisdiction, owner, version, trust state) live beside the
@@ -48,7 +50,7 @@ function rankOf(agent: AgentRow) {
 }
 
 /**
- * Inserts an agent and its skill index rows, unless another live (not revoked) agent of its
+ * Inserts an agent, its first version row and its skill index rows, unless another live (not revoked) agent of its
  * organisation has its display name: then nothing is written and the answer is false. The unique
  * index `agents_org_name_live` (migration 010) decides, so no read comes first.
  */
@@ -60,6 +62,7 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
   const agentValues = columns.map((column) => row[column]);
   if (isPostgres(tx)) {
     const skillNames = [...new Set(skills)];
+    const protocols = endpointProtocolsOf(agent.record);
     const rank = rankOf(agent);
     // One statement, one round trip while the batch holds the write lock: the skill rows are inserted
     // only from the agent row the first insert returned, so a name taken leaves no skill rows behind.
@@ -69,7 +72,13 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
         with agent as (
           insert into agents (${sql.join(columns.map((column) => sql.ref(column)))}) values (${sql.join(agentValues)})
           on conflict (org_id, display_name) where status <> 'revoked' do nothing
-          returning id
+          returning id, version, status, record, updated_at
+        ), versions as (
+          insert into agent_versions (agent_id, version, status, record, updated_at)
+          select id, version, status, record, updated_at from agent
+        ), endpoints as (
+          insert into agent_endpoints (protocol, agent_id)
+          select p.protocol, agent.id from agent, unnest(${protocols}::text[]) as p(protocol)
         ), skills as (
           insert into agent_skills (skill, agent_id, features, protocols, discoverable, jurisdiction, trust_level,
                                     health_rank, best_priority, created_at, token_binding)
@@ -83,6 +92,7 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
     };
     const parameters = [
       ...agentValues,
+      protocols,
       rank.features, rank.protocols, rank.discoverable, rank.jurisdiction, rank.trust_level,
       rank.health_rank, rank.best_priority, rank.created_at, rank.token_binding, skillNames,
     ];
@@ -93,9 +103,13 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
     tx.insertInto('agents').values(row).onConflict((oc) => oc.columns(['org_id', 'display_name']).where(sql<SqlBool>`status <> 'revoked'`).doNothing());
   const inserted = await runCompiled(tx, `insert agents (${columns.join(',')}), unless the name is taken`, agentValues, build);
   if (Number(inserted.numAffectedRows ?? 0n) !== 1) return false;
+  await insertAgentVersion(tx, row);
+  await insertEndpointRows(tx, agent.id, endpointProtocolsOf(agent.record));
   await insertRows(tx, 'agent_skills', skillRowsOf(agent, skills));
   return true;
 }
+
+
 
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
 export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
@@ -131,6 +145,8 @@ export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: num
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
+  await insertAgentVersion(tx, { ...changes, id });
+  await replaceEndpointRows(tx, id, endpointProtocolsOf(agent.record));
   await tx.updateTable('agent_skills').set(rankOf(agent)).where('agent_id', '=', id).execute();
   return true;
 }

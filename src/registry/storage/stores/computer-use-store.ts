@@ -151,3 +151,14 @@ export async function countRunsByStatus(db: Db): Promise<Array<{ status: string;
     .execute();
   return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
 }
+
+/**
+ * The session ids of the runs that opened `url`, oldest first, after `afterSessionId`: the FHIR
+ * directory's `Provenance?target=<url>`. Runs are an administrator's, few, and read a page at a time.
+ */
+export async function listRunIdsOpening(db: Db, url: string, page: { afterSessionId?: string; limit: number }): Promise<string[]> {
+  let query = db.selectFrom('computer_use_runs').select('session_id').where('url', '=', url);
+  if (page.afterSessionId !== undefined) query = query.where('session_id', '>', page.afterSessionId);
+  const rows = await query.orderBy('session_id', 'asc').limit(page.limit).execute();
+  return rows.map((row) => row.session_id);
+}
