@@ -15,6 +15,7 @@ export const PAGES = [
   ['trust', 'Trust'],
   ['federation', 'Federation'],
   ['routing', 'Routing'],
+  ['try', 'Try'],
   ['audit', 'Audit'],
   ['alerts', 'Alerts'],
   ['diagnostics', 'Diagnostics'],
