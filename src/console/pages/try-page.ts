@@ -136,6 +136,7 @@ function SendForm({ reply, config, state, alias, advised }: { reply: FastifyRepl
       ${CsrfField({ reply })}
       <input type="hidden" name="agent" value=${state.agent} />
       ${state.capability && html`<input type="hidden" name="capability" value=${state.capability} />`}
+      ${state.task && html`<input type="hidden" name="task" value=${state.task} />`}
       <div class="field-block">
         <label for="try-message">Test message</label>
         <textarea id="try-message" name="message" rows="3" required maxlength="4000" aria-describedby="try-message-help">${state.typed?.message ?? ''}</textarea>

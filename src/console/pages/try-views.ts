@@ -89,14 +89,14 @@ export function GatewayRefusal({ error }: { error: RpcError }): View {
 const TASK_BADGE: Record<string, string> = { submitted: 'pending', working: 'pending', 'input-required': 'warning', completed: 'ok', failed: 'failed', canceled: 'neutral', rejected: 'failed' };
 export const FINAL_STATES = new Set(['completed', 'failed', 'canceled', 'rejected', 'input-required']);
 
-function partText(part: { kind?: string; text?: string; data?: unknown }): string {
-  return part.kind === 'text' ? (part.text ?? '') : JSON.stringify(part.data ?? null);
+function partText(part: { kind?: string; text?: string; data?: unknown }, indent?: number): string {
+  return part.kind === 'text' ? (part.text ?? '') : JSON.stringify(part.data ?? null, null, indent);
 }
 
 /** The task as the agent now has it: its state, its last message and its artifacts. */
 export function TaskStatus({ task }: { task: TaskView }): View {
   const { state, timestamp, message } = task.status;
-  const said = (message?.parts ?? []).map(partText).join(' ');
+  const said = (message?.parts ?? []).map((part) => partText(part)).join(' ');
   return html`<div id="try-task-status" data-state=${state}>
     <${Facts} items=${[
       ['Task', html`<code class="break">${task.task_id}</code>`],
@@ -105,7 +105,7 @@ export function TaskStatus({ task }: { task: TaskView }): View {
       ['Agent said', said ? html`<span id="try-task-said">${said}</span>` : html`<span class="muted">nothing yet</span>`],
     ]} />
     ${(task.artifacts ?? []).length > 0 &&
-    html`<h3>Artifacts</h3>${(task.artifacts ?? []).map((artifact) => html`<p class="small"><strong>${artifact.name ?? 'artifact'}</strong></p><pre class="result">${(artifact.parts ?? []).map(partText).join('\n')}</pre>`)}`}
+    html`<h3>Artifacts</h3>${(task.artifacts ?? []).map((artifact) => html`<p class="small"><strong>${artifact.name ?? 'artifact'}</strong></p><pre class="result" tabindex="0" aria-label=${`Artifact ${artifact.name ?? ''}`}>${(artifact.parts ?? []).map((part) => partText(part, 2)).join('\n')}</pre>`)}`}
   </div>`;
 }
 

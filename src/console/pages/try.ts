@@ -53,7 +53,8 @@ function localRefusal(message: string): RpcError {
 
 async function sendMessage(request: FastifyRequest<{ Body: Body }>, reply: FastifyReply, config: ConsoleConfig) {
   const body = request.body ?? {};
-  const state: TryState = { capability: text(body.capability), agent: text(body.agent), tool: undefined, task: undefined };
+  // The task shown before stays shown beside a refusal; a sent message shows its own.
+  const state: TryState = { capability: text(body.capability), agent: text(body.agent), tool: undefined, task: text(body.task) };
   const message = typeof body.message === 'string' ? body.message.trim() : '';
   const dataText = text(body.data);
   state.typed = { message, data: dataText ?? '' };
