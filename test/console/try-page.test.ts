@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { describe, test, type TestContext } from 'node:test';
+import { SignJWT } from 'jose';
+import type { Page } from 'playwright-core';
 import { createRegistryClient } from '../../src/client/registry-client.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { startHttpService } from '../../src/mcp/transports/http.ts';
@@ -88,7 +90,8 @@ for (const backend of BACKENDS) {
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/try-task-1280.png`, fullPage: true });
 
       // The PHI guard: a message carrying an NHS number is refused by the gateway, with its explanation.
-      const before = ((await (await fetch(`${gateway.url}/tasks`)).json()) as { recent: unknown[] }).recent.length;
+      const sends = async () => ((await (await fetch(`${gateway.url}/tasks`)).json()) as { recent: Array<{ method: string }> }).recent.filter((task) => task.method === 'tasks/send').length;
+      const before = await sends();
       await page.locator('#try-message').fill('Patient NHS number 943 476 5919 has chest pain');
       await page.locator('#try-send-form button[type="submit"]').click();
       const refusal = page.locator('#try-refusal');
@@ -99,8 +102,8 @@ for (const backend of BACKENDS) {
       assert.match((await page.locator('#try-phi-findings').textContent()) ?? '', /nhs/i);
       assert.doesNotMatch((await refusal.textContent()) ?? '', /943 476 5919|9434765919/, 'the refusal does not repeat the value');
       assert.equal(await page.locator('#try-message').inputValue(), 'Patient NHS number 943 476 5919 has chest pain', 'the message is kept to be mended');
-      const after = ((await (await fetch(`${gateway.url}/tasks`)).json()) as { recent: unknown[] }).recent.length;
-      assert.equal(after, before, 'nothing reached the agent');
+      assert.equal(await sends(), before, 'nothing reached the agent');
+      assert.equal(await page.locator('#try-task-status').getAttribute('data-state'), 'completed', 'the task sent before stays shown');
       await assertAccessible(page, '/try with a PHI refusal');
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/try-phi-1280.png`, fullPage: true });
 
@@ -134,6 +137,59 @@ for (const backend of BACKENDS) {
       assert.ok(overflow <= 1, `/try at 390 px scrolls sideways by ${overflow}px`);
       if (SHOTS) await narrow.page.screenshot({ path: `${SHOTS}/try-picked-390.png`, fullPage: true });
       assert.deepEqual([...errors, ...narrow.errors], []);
+    });
+
+    test("signed in, with a gateway that has a real mesh secret: the development token is refused with what to do; the operator's own token sends, and only this session follows the task", async (t) => {
+      const secret = 'a-real-mesh-secret-of-at-least-32-bytes';
+      const gateway = await startTestGateway(t, { probe: { entry: 'probe' } }, { env: { MESH_JWT_SECRET: secret } });
+      const stack = await startConsoleStack(t, backend, { consoleEnv: { REGISTRY_AUTH_MODE: 'jwt', GATEWAY_URL: gateway.url, CONSOLE_MCP_URL: 'http://127.0.0.1:9/mcp' } });
+      const admin = await stack.api.createApiKey({ org_id: 'org-ops', display_name: 'try page operator', scopes: ['registry:read', 'registry:write', 'registry:admin'] as never });
+      assert.ok(admin.ok && admin.body.raw_key, admin.text);
+      const rawKey = admin.body.raw_key;
+      const signIn = async (target: Page, path: string) => {
+        await target.goto(stack.url(path));
+        await target.getByLabel('API key or access token').fill(rawKey);
+        await target.getByRole('button', { name: 'Sign in' }).click();
+        await target.waitForURL((url) => url.pathname === '/try');
+      };
+      const agentId = await seedAgent(stack, gateway.url, 'probe', 'Secret probe');
+      const browser = await launchBrowser(t);
+      const { page, errors } = await openPage(browser);
+      await signIn(page, `/try?capability=${SKILL}&agent=${encodeURIComponent(agentId)}`);
+      await page.locator('#try-message').fill('hello with a development token');
+      await page.locator('#try-send-form button[type="submit"]').click();
+      const refusal = page.locator('#try-refusal');
+      await refusal.waitFor();
+      assert.equal(await refusal.getAttribute('data-code'), '-32001');
+      assert.match((await refusal.textContent()) ?? '', /refused the credential/);
+      assert.match((await refusal.textContent()) ?? '', /does not take development tokens.*Paste a mesh token of your own/s);
+      assert.match((await refusal.textContent()) ?? '', /bad_signature/);
+
+      // Not a token at all: refused by the console before anything is sent.
+      await page.locator('#try-token').fill('not-a-token');
+      await page.locator('#try-send-form button[type="submit"]').click();
+      await page.locator('#try-refusal').waitFor();
+      assert.match((await page.locator('#try-refusal').textContent()) ?? '', /not a JWT with a subject/);
+
+      const sub = 'did:web:localhost:agents:operator';
+      const iat = Math.floor(Date.now() / 1000);
+      const own = await new SignJWT({ scope: 'mesh:invoke' }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuedAt(iat).setExpirationTime(iat + 600).sign(new TextEncoder().encode(secret));
+      await page.locator('#try-token').fill(own);
+      await page.locator('#try-send-form button[type="submit"]').click();
+      await page.locator('#try-task-states li[data-state="completed"]').waitFor({ timeout: 20_000 });
+      await page.locator('#try-task-status[data-state="completed"]').waitFor({ timeout: 8000 });
+      assert.equal(await page.locator('#try-token').inputValue(), '', 'the token is not sent back to the browser');
+      assert.ok(!(await page.content()).includes(own), 'nor written in the page');
+      await assertAccessible(page, '/try signed in, with a task');
+      assert.deepEqual(errors, []);
+
+      // Another session of the same person holds no credential for the task: its stream says so.
+      const taskId = new URL(page.url()).searchParams.get('task') ?? '';
+      const other = await openPage(browser);
+      await signIn(other.page, '/try');
+      const answer = (await other.page.evaluate(async (url) => (await fetch(url)).text(), `/try/tasks/${encodeURIComponent(taskId)}/events`)) as string;
+      assert.match(answer, /event: task-error\ndata: .*not sent from this session/);
+      assert.doesNotMatch(answer, /completed/);
     });
 
     test('an MCP server and a gateway that cannot be reached are said so; a task of another session is not followed', async (t) => {
