@@ -16,12 +16,20 @@ import { createRegistryClient } from '../../src/client/registry-client.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { startHttpService } from '../../src/mcp/transports/http.ts';
 import { startTestGateway } from '../mesh/gateway/gateway-helpers.ts';
+import { AxeBuilder } from '@axe-core/playwright';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
 const SKILL = 'try.echo';
 /** Where the screenshots go when TRY_SCREENSHOTS names a folder (looked at by people, not asserted). */
 const SHOTS = process.env.TRY_SCREENSHOTS;
+
+/** axe at WCAG 2.x A and AA finds nothing at all on the page as it is now (of any impact), besides the harness's check. */
+async function assertNoWcagViolation(page: Page, label: string): Promise<void> {
+  await assertAccessible(page, label);
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  assert.deepEqual(results.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join('; ')}`), [], `${label}: WCAG A/AA violations`);
+}
 
 async function startMcp(t: TestContext, registryUrl: string): Promise<string> {
   const registry = createRegistryClient({ baseUrl: registryUrl });
@@ -61,7 +69,7 @@ for (const backend of BACKENDS) {
       assert.equal(await page.locator('nav[aria-label="Console pages"] a[aria-current="page"]').textContent(), 'Try');
       assert.match((await page.locator('#try-advice').textContent()) ?? '', /Pick an agent above/);
       assert.match((await page.locator('#try-task').textContent()) ?? '', /Send a test message: its task shows here/);
-      await assertAccessible(page, '/try empty');
+      await assertNoWcagViolation(page, '/try empty');
 
       // Pick from discovery, by keyboard: type the capability, Enter, then follow the agent's link.
       await page.locator('#try-capability').fill(SKILL);
@@ -74,7 +82,7 @@ for (const backend of BACKENDS) {
       assert.equal((await page.locator('#try-endpoint').textContent())?.trim(), `${gateway.url}/rpc/probe/`);
       assert.match((await page.locator('#try-advice').textContent()) ?? '', /the gateway's agent probe/);
       assert.equal(await page.locator(`#try-agents li[data-agent-id="${agentId}"] a`).getAttribute('aria-current'), 'true');
-      await assertAccessible(page, '/try with an agent picked');
+      await assertNoWcagViolation(page, '/try with an agent picked');
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/try-picked-1280.png`, fullPage: true });
 
       // A test message through the gateway: its states stream in, and the status turns completed.
@@ -86,7 +94,7 @@ for (const backend of BACKENDS) {
       assert.equal(states.at(-1), 'completed');
       await page.locator('#try-task-status[data-state="completed"]').waitFor({ timeout: 8000 });
       assert.match((await page.locator('#try-task-said').textContent()) ?? '', /probe probe: hello from the console/);
-      await assertAccessible(page, '/try with a task completed');
+      await assertNoWcagViolation(page, '/try with a task completed');
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/try-task-1280.png`, fullPage: true });
 
       // The PHI guard: a message carrying an NHS number is refused by the gateway, with its explanation.
@@ -104,7 +112,7 @@ for (const backend of BACKENDS) {
       assert.equal(await page.locator('#try-message').inputValue(), 'Patient NHS number 943 476 5919 has chest pain', 'the message is kept to be mended');
       assert.equal(await sends(), before, 'nothing reached the agent');
       assert.equal(await page.locator('#try-task-status').getAttribute('data-state'), 'completed', 'the task sent before stays shown');
-      await assertAccessible(page, '/try with a PHI refusal');
+      await assertNoWcagViolation(page, '/try with a PHI refusal');
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/try-phi-1280.png`, fullPage: true });
 
       // MCP: the discover_agents form built from its schema, called; then route with an unknown agent, an error.
@@ -122,7 +130,7 @@ for (const backend of BACKENDS) {
       assert.equal(json.results[0].agent_id, agentId);
       assert.equal(json.query.limit, 5);
       assert.equal(await page.locator('#tool-capability').inputValue(), SKILL, 'the form keeps what was typed');
-      await assertAccessible(page, '/try with a tool result');
+      await assertNoWcagViolation(page, '/try with a tool result');
 
       await page.locator('nav[aria-label="MCP tools"] a[href*="tool=route"]').click();
       await page.locator('#tool-target_agent_id').fill('registry://gb/agents/01ARZ3NDEKTSV4RRFFQ69G5FAV');
@@ -132,10 +140,19 @@ for (const backend of BACKENDS) {
 
       const narrow = await openPage(browser, { width: 390, height: 844 });
       await narrow.page.goto(url(`/try?capability=${SKILL}&agent=${encodeURIComponent(agentId)}`));
-      await assertAccessible(narrow.page, '/try at 390 px');
+      await assertNoWcagViolation(narrow.page, '/try at 390 px');
       const overflow = (await narrow.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
       assert.ok(overflow <= 1, `/try at 390 px scrolls sideways by ${overflow}px`);
       if (SHOTS) await narrow.page.screenshot({ path: `${SHOTS}/try-picked-390.png`, fullPage: true });
+      await narrow.page.locator('#try-message').fill('NHS number 943 476 5919');
+      await narrow.page.locator('#try-send-form button[type="submit"]').click();
+      await narrow.page.locator('#try-refusal[data-code="-32012"]').waitFor();
+      await narrow.page.locator('#tool-capability').fill(SKILL);
+      await narrow.page.locator('#try-tool-form button[type="submit"]').click();
+      await narrow.page.locator('#try-tool-result[data-outcome="ok"]').waitFor();
+      await assertNoWcagViolation(narrow.page, '/try at 390 px with a tool result');
+      const overflowAfter = (await narrow.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      assert.ok(overflowAfter <= 1, `/try at 390 px with a tool result scrolls sideways by ${overflowAfter}px`);
       assert.deepEqual([...errors, ...narrow.errors], []);
     });
 
@@ -180,7 +197,7 @@ for (const backend of BACKENDS) {
       await page.locator('#try-task-status[data-state="completed"]').waitFor({ timeout: 8000 });
       assert.equal(await page.locator('#try-token').inputValue(), '', 'the token is not sent back to the browser');
       assert.ok(!(await page.content()).includes(own), 'nor written in the page');
-      await assertAccessible(page, '/try signed in, with a task');
+      await assertNoWcagViolation(page, '/try signed in, with a task');
       assert.deepEqual(errors, []);
 
       // Another session of the same person holds no credential for the task: its stream says so.
@@ -205,7 +222,7 @@ for (const backend of BACKENDS) {
       await page.locator('#try-refusal').waitFor();
       assert.equal(await page.locator('#try-refusal').getAttribute('data-code'), '-32011');
       assert.match((await page.locator('#try-refusal').textContent()) ?? '', /gateway could not be reached at http:\/\/127\.0\.0\.1:9/);
-      await assertAccessible(page, '/try without a gateway or MCP server');
+      await assertNoWcagViolation(page, '/try without a gateway or MCP server');
       assert.deepEqual(errors, []);
     });
   });

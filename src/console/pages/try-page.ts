@@ -27,6 +27,8 @@ export type TryState = {
 };
 
 const PAGE_TITLE = 'Try an agent';
+/** Listing the MCP tools is a local read on every view of the page; a server slower than this is as good as down. */
+const MCP_LIST_TIMEOUT_MS = 3_000;
 
 function hrefWith(state: TryState, changes: Partial<Record<'capability' | 'agent' | 'task' | 'tool', string | undefined>>, anchor = ''): string {
   const values = { capability: state.capability, agent: state.agent, task: state.task, tool: state.tool, ...changes };
@@ -52,7 +54,7 @@ export async function renderTryPage(request: FastifyRequest, reply: FastifyReply
     state.capability ? request.registry.discover({ capability: state.capability, limit: 20 } as never) : undefined,
     state.agent ? request.registry.route({ target: state.agent } as never) : undefined,
     knownSkills(request),
-    listMcpTools(config.CONSOLE_MCP_URL, timeout),
+    listMcpTools(config.CONSOLE_MCP_URL, Math.min(MCP_LIST_TIMEOUT_MS, timeout)),
     kept ? readTask(config, kept, timeout) : undefined,
   ]);
   const answers = [discovery, advice].filter((answer) => answer !== undefined);
