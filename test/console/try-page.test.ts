@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, test, type TestContext } from 'node:test';
 import { SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
@@ -207,6 +208,38 @@ for (const backend of BACKENDS) {
       const answer = (await other.page.evaluate(async (url) => (await fetch(url)).text(), `/try/tasks/${encodeURIComponent(taskId)}/events`)) as string;
       assert.match(answer, /event: task-error\ndata: .*not sent from this session/);
       assert.doesNotMatch(answer, /completed/);
+    });
+
+    test('the shipped triage agent asks for vital signs; the task is answered from the page and followed through both turns to completed', async (t) => {
+      const triage = fileURLToPath(new URL('../../src/mesh/agents/triage/index.ts', import.meta.url));
+      const gateway = await startTestGateway(t, { triage: { entry: triage } });
+      const stack = await startConsoleStack(t, backend, { consoleEnv: { GATEWAY_URL: gateway.url, CONSOLE_MCP_URL: 'http://127.0.0.1:9/mcp' } });
+      const agentId = await seedAgent(stack, gateway.url, 'triage', 'Triage under test');
+      const browser = await launchBrowser(t);
+      const { page, errors } = await openPage(browser);
+      await page.goto(stack.url(`/try?capability=${SKILL}&agent=${encodeURIComponent(agentId)}`));
+      await page.locator('#try-message').fill('chest pain');
+      await page.locator('#try-send-form button[type="submit"]').click();
+      await page.locator('#try-task-states li[data-state="input-required"]').waitFor({ timeout: 30_000 });
+      await page.locator('#try-task-status[data-state="input-required"]').waitFor({ timeout: 8000 });
+      assert.match((await page.locator('#try-task-said').textContent()) ?? '', /vital signs/);
+      // The send form follows without a reload: it offers to answer the task.
+      const answer = page.getByRole('button', { name: 'Answer the task' });
+      await answer.waitFor({ timeout: 8000 });
+      assert.match((await page.locator('#try-answer-note').textContent()) ?? '', /waiting for input/);
+      const taskId = new URL(page.url()).searchParams.get('task');
+      await page.locator('#try-message').fill('vital signs as asked');
+      await page.locator('#try-data').fill(JSON.stringify({ vital_signs: { heart_rate: 118, respiratory_rate: 22, oxygen_saturation: 94, systolic_bp: 105, consciousness: 'alert', temperature_c: 37.2 } }));
+      await answer.click();
+      await page.locator('#try-task-states li[data-state="completed"]').waitFor({ timeout: 30_000 });
+      assert.equal(new URL(page.url()).searchParams.get('task'), taskId, 'the same task, answered');
+      const states = await page.locator('#try-task-states li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.state));
+      assert.ok(states.indexOf('input-required') >= 0 && states.indexOf('input-required') < states.indexOf('completed'), `both turns streamed: ${states.join(', ')}`);
+      await page.locator('#try-task-status[data-state="completed"]').waitFor({ timeout: 8000 });
+      assert.match((await page.locator('#try-task-status').textContent()) ?? '', /triage-assessment/);
+      await page.locator('#try-task-states[data-ended="true"]').waitFor();
+      await assertNoWcagViolation(page, '/try with an answered task');
+      assert.deepEqual(errors, []);
     });
 
     test('an MCP server and a gateway that cannot be reached are said so; a task of another session is not followed', async (t) => {

@@ -104,11 +104,14 @@ async function callGateway<T>(gatewayUrl: string, alias: string, credential: Mes
   }
 }
 
-/** `tasks/send`: the task's id, or the refusal (the PHI guard's -32012 among them). */
-export async function sendTestMessage(gatewayUrl: string, alias: string, credential: MeshCredential, message: TestMessage, timeoutMs: number): Promise<GatewayCall<{ task_id: string }>> {
+/**
+ * `tasks/send`: the task's id, or the refusal (the PHI guard's -32012 among them). With `taskId`, the
+ * message answers that task (one waiting for input) instead of starting one.
+ */
+export async function sendTestMessage(gatewayUrl: string, alias: string, credential: MeshCredential, message: TestMessage, timeoutMs: number, taskId?: string): Promise<GatewayCall<{ task_id: string }>> {
   const parts: unknown[] = [{ kind: 'text', text: message.text }];
   if (message.data) parts.push({ kind: 'data', data: message.data });
-  return callGateway(gatewayUrl, alias, credential, 'tasks/send', { message: { kind: 'message', role: 'user', parts } }, timeoutMs);
+  return callGateway(gatewayUrl, alias, credential, 'tasks/send', { message: { kind: 'message', role: 'user', parts }, ...(taskId ? { task_id: taskId } : {}) }, timeoutMs);
 }
 
 /** A task as `tasks/get` gives it (the fields the page shows). */
@@ -123,10 +126,11 @@ export async function getTask(gatewayUrl: string, alias: string, credential: Mes
 }
 
 /**
- * `tasks/resubscribe` from the task's first event: its states so far, then live ones to the end of
- * the turn. The open response (an SSE stream), or the error the gateway gave instead.
+ * `tasks/resubscribe` after the event `afterSeq` (0: from the task's first event): its states so far,
+ * then live ones to the end of that turn. The open response (an SSE stream), or the error the gateway
+ * gave instead.
  */
-export async function openTaskStream(gatewayUrl: string, alias: string, credential: MeshCredential, taskId: string, timeoutMs: number, signal: AbortSignal): Promise<{ ok: true; response: Response } | { ok: false; error: RpcError }> {
+export async function openTaskStream(gatewayUrl: string, alias: string, credential: MeshCredential, taskId: string, afterSeq: number, timeoutMs: number, signal: AbortSignal): Promise<{ ok: true; response: Response } | { ok: false; error: RpcError }> {
   // Only the connection is bounded by the timeout; `signal` (the browser leaving) ends the stream.
   const connect = AbortSignal.timeout(timeoutMs);
   const stop = new AbortController();
@@ -136,7 +140,7 @@ export async function openTaskStream(gatewayUrl: string, alias: string, credenti
     const response = await fetch(`${gatewayUrl}/rpc/${encodeURIComponent(alias)}`, {
       method: 'POST',
       headers: headersFor(credential, 'text/event-stream'),
-      body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'tasks/resubscribe', params: { task_id: taskId, last_event_id: 0 } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'tasks/resubscribe', params: { task_id: taskId, last_event_id: afterSeq } }),
       signal: AbortSignal.any([signal, stop.signal]),
       redirect: 'manual',
     });

@@ -10,10 +10,10 @@ import { Empty, Problem, Section } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { CsrfField, credentialRefused, failureStatus, signInAgain } from './page-kit.ts';
-import { aliasAtGateway, developmentCredential, developmentTokensAllowed, getTask, ownCredential, type GatewayCall, type RpcError, type TaskView } from './try-gateway.ts';
+import { aliasAtGateway, developmentTokensAllowed, getTask, type GatewayCall, type RpcError, type TaskView } from './try-gateway.ts';
 import { listMcpTools } from './try-mcp.ts';
-import { keptTask, takeToolOutcome } from './try-session.ts';
-import { AdviceSummary, GatewayRefusal, PickList, TaskStates, TaskStatus, ToolForm, ToolOutcome, ToolTabs } from './try-views.ts';
+import { credentialOf, keptTask, takeToolOutcome } from './try-session.ts';
+import { AdviceSummary, FINAL_STATES, GatewayRefusal, PickList, TaskStates, TaskStatus, ToolForm, ToolOutcome, ToolTabs } from './try-views.ts';
 
 export type TryState = {
   capability: string | undefined;
@@ -94,7 +94,7 @@ export async function renderTryPage(request: FastifyRequest, reply: FastifyReply
             : html`<${Problem} envelope=${advice.envelope} status=${advice.status} />`}
       <//>
       <${Section} id="try-send" title="3. Send a test message">
-        ${SendForm({ reply, config, state, alias, advised: advice?.ok === true })}
+        ${SendForm({ reply, config, state, alias, advised: advice?.ok === true, waiting: task?.ok && task.result.status.state === 'input-required' ? task.result : undefined })}
       <//>
       <${Section} id="try-task" title="4. The task">${TaskSection({ state, task, self: hrefWith(state, {}) })}<//>
       <${Section} id="try-tools" title="MCP tools">
@@ -123,12 +123,14 @@ function ToolsPart({ reply, state, tools, current, outcome }: ToolsProps): View 
 }
 
 async function readTask(config: ConsoleConfig, kept: NonNullable<ReturnType<typeof keptTask>>, timeout: number): Promise<GatewayCall<TaskView>> {
-  const credential = kept.token ? ownCredential(kept.token) : await developmentCredential();
+  const credential = await credentialOf(kept);
   if (!credential) return { ok: false, status: null, error: { code: -32001, message: 'The mesh token this task was sent with is no longer usable.' } };
   return getTask(config.GATEWAY_URL, kept.alias, credential, kept.task_id, timeout);
 }
 
-function SendForm({ reply, config, state, alias, advised }: { reply: FastifyReply; config: ConsoleConfig; state: TryState; alias: string | undefined; advised: boolean }): View {
+type SendFormProps = { reply: FastifyReply; config: ConsoleConfig; state: TryState; alias: string | undefined; advised: boolean; waiting: TaskView | undefined };
+
+function SendForm({ reply, config, state, alias, advised, waiting }: SendFormProps): View {
   if (!state.agent || !advised) return html`<${Empty}>Pick an agent with routing advice first: the message goes to the endpoint the registry advises.<//>`;
   if (!alias && !state.refusal) return html`<${Empty}>The advised endpoint is not at this console's gateway, so there is nothing to send through here.<//>`;
   const development = developmentTokensAllowed(config.REGISTRY_ENV);
@@ -156,7 +158,10 @@ function SendForm({ reply, config, state, alias, advised }: { reply: FastifyRepl
           ? 'Empty: the console sends with a development token (5 minutes, the mesh\'s default development secret) as did:web:localhost:agents:ward-console.'
           : 'Your own mesh token (HS256, scope mesh:invoke): the console uses it for this task only and keeps it in your session to follow it.'}</span>
       </div>
-      <div class="actions"><button type="submit">Send through the gateway</button></div>
+      ${waiting
+        ? html`<p class="small" id="try-answer-note">The task above is waiting for input: <strong>Answer the task</strong> sends this message to it; <strong>Send as a new task</strong> starts another.</p>
+          <div class="actions"><button type="submit" name="answer" value=${waiting.task_id}>Answer the task</button><button type="submit" class="secondary">Send as a new task</button></div>`
+        : html`<div class="actions"><button type="submit">Send through the gateway</button></div>`}
     </form>`;
 }
 
@@ -164,8 +169,10 @@ function TaskSection({ state, task, self }: { state: TryState; task: GatewayCall
   if (!state.task) return html`<${Empty}>Send a test message: its task shows here, and its states stream in as the agent works.<//>`;
   if (!task) return html`<p class="problem" role="alert">This task was not sent from this session, so the console holds no credential to read it. Send a new test message.</p>`;
   if (!task.ok) return html`<${GatewayRefusal} error=${task.error} />`;
-  // At the end of the turn (web/console.js fires ward:task-final) the status is read again, with its artifacts.
+  // At the end of each turn (web/console.js fires ward:task-final) the status is read again, with its artifacts,
+  // and, when it was still running as the page was drawn, the send form with it (an Answer button when the task
+  // waits for input; not while someone types in it, and never over a refusal shown beside a finished task).
   return html`<${TaskStatus} task=${task.result} />
-    <div hidden="" id="try-task-refresh" hx-get=${self} hx-trigger="ward:task-final from:body" hx-select-oob="#try-task-status" hx-swap="none"></div>
+    <div hidden="" id="try-task-refresh" hx-get=${self} hx-trigger="ward:task-final from:body" hx-select-oob=${FINAL_STATES.has(task.result.status.state) ? '#try-task-status' : '#try-task-status,#try-send'} hx-swap="none"></div>
     <${TaskStates} streamUrl=${`/try/tasks/${encodeURIComponent(task.result.task_id)}/events`} />`;
 }

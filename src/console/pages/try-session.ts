@@ -4,6 +4,7 @@
  * the page the call redirects to).
  */
 import type { FastifyRequest } from 'fastify';
+import { developmentCredential, ownCredential, type MeshCredential } from './try-gateway.ts';
 import type { McpAnswer, ToolResult } from './try-mcp.ts';
 
 /** A task sent from the try page; `token` only when it was sent with the operator's own mesh token. */
@@ -29,4 +30,9 @@ export function takeToolOutcome(request: FastifyRequest): ToolOutcomeKept | unde
   const kept = request.session.get('tryTool');
   if (kept) request.session.set('tryTool', undefined);
   return kept;
+}
+
+/** The credential a kept task was sent with: the operator's own token, or a fresh development token. */
+export async function credentialOf(task: TryTask): Promise<MeshCredential | undefined> {
+  return task.token ? ownCredential(task.token) : developmentCredential();
 }

@@ -8,18 +8,15 @@
  * `tools/call`). The gateway's PHI guard applies to the test message: its refusal is shown as it gave
  * it. Registry calls use the session's credential, as on every page.
  */
-import { Readable } from 'node:stream';
-import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatSseEvent } from '../../core/http/server-sent-events.ts';
-import { sendEventStream, trackLiveStream } from '../access/live-streams.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import type { PageDeps } from './index.ts';
 import { text } from './page-kit.ts';
-import { aliasAtGateway, developmentCredential, developmentTokensAllowed, openTaskStream, ownCredential, sendTestMessage, type MeshCredential, type RpcError } from './try-gateway.ts';
+import { aliasAtGateway, developmentCredential, developmentTokensAllowed, ownCredential, sendTestMessage, type MeshCredential, type RpcError } from './try-gateway.ts';
 import { argumentsOf, callMcpTool, listMcpTools, type McpAnswer, type ToolResult } from './try-mcp.ts';
 import { renderTryPage, type TryState } from './try-page.ts';
-import type { TryTask } from './try-session.ts';
+import { credentialOf, keptTask, type TryTask } from './try-session.ts';
+import { followTask } from './try-task-stream.ts';
 
 /** Tasks a session remembers (oldest dropped first). */
 const TASKS_KEPT = 10;
@@ -71,14 +68,21 @@ async function sendMessage(request: FastifyRequest<{ Body: Body }>, reply: Fasti
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return refuse(localRefusal('The structured data must be a JSON object.'), 422);
   }
-  const credential = await credentialFor(config, text(body.token));
+  // An answer to a task waiting for input goes to that task's agent, with the credential it was sent with.
+  const answering = text(body.answer);
+  const answered = keptTask(request, answering);
+  if (answering && !answered) return refuse(localRefusal('The task to answer was not sent from this session.'), 422);
+  const credential = answered ? ((await credentialOf(answered)) ?? 'The mesh token the task was sent with is no longer usable.') : await credentialFor(config, text(body.token));
   if (typeof credential === 'string') return refuse(localRefusal(credential), 422);
-  // Sent where the registry advises now, not where the form said: the console relays only to its gateway.
-  const advice = await request.registry.route({ target: state.agent });
-  if (!advice.ok) return renderTryPage(request, reply, config, state);
-  const alias = aliasAtGateway(config.GATEWAY_URL, advice.body.selected.url);
-  if (!alias) return refuse(localRefusal(`The advised endpoint ${advice.body.selected.url} is not at this console's gateway (${config.GATEWAY_URL}).`), 422);
-  const sent = await sendTestMessage(config.GATEWAY_URL, alias, credential, { text: message, data }, config.CONSOLE_REGISTRY_TIMEOUT_MS);
+  let alias = answered?.alias;
+  if (!alias) {
+    // Sent where the registry advises now, not where the form said: the console relays only to its gateway.
+    const advice = await request.registry.route({ target: state.agent });
+    if (!advice.ok) return renderTryPage(request, reply, config, state);
+    alias = aliasAtGateway(config.GATEWAY_URL, advice.body.selected.url);
+    if (!alias) return refuse(localRefusal(`The advised endpoint ${advice.body.selected.url} is not at this console's gateway (${config.GATEWAY_URL}).`), 422);
+  }
+  const sent = await sendTestMessage(config.GATEWAY_URL, alias, credential, { text: message, data }, config.CONSOLE_REGISTRY_TIMEOUT_MS, answered?.task_id);
   if (!sent.ok) return refuse(sent.error, sent.error.code === -32012 || sent.error.code === -32602 ? 422 : sent.status === 401 ? 401 : 502);
   const task: TryTask = { task_id: sent.result.task_id, alias, agent_id: state.agent, sub: credential.sub, token: credential.kind === 'own' ? credential.token : undefined };
   request.session.set('tryTasks', [task, ...(request.session.get('tryTasks') ?? []).filter((kept) => kept.task_id !== task.task_id)].slice(0, TASKS_KEPT));
@@ -114,37 +118,4 @@ async function callTool(request: FastifyRequest<{ Params: { name: string }; Body
     if (value) search.set(field, value);
   }
   return reply.redirect(`/try?${search}#try-tool-result`, 303);
-}
-
-/**
- * `GET /try/tasks/{id}/events`: the task's states from the gateway (`tasks/resubscribe` from its first
- * event), passed through as they arrive, then one `task-end`. A task this session did not send, or a
- * stream the gateway would not open, is one `task-error` event saying why.
- */
-async function followTask(request: FastifyRequest<{ Params: { taskId: string } }>, reply: FastifyReply, config: ConsoleConfig) {
-  const task = (request.session.get('tryTasks') ?? []).find((kept) => kept.task_id === request.params.taskId);
-  const fail = (message: string) => sendEventStream(reply, formatSseEvent({ retry: 600_000, event: 'task-error', data: JSON.stringify({ message }) }));
-  if (!task) return fail('This task was not sent from this session, so the console does not hold a credential to follow it.');
-  const credential = task.token ? ownCredential(task.token) : await developmentCredential();
-  if (!credential) return fail('The mesh token this task was sent with is no longer usable.');
-  const closed = new AbortController();
-  reply.raw.once('close', () => closed.abort());
-  const opened = await openTaskStream(config.GATEWAY_URL, task.alias, credential, task.task_id, config.CONSOLE_REGISTRY_TIMEOUT_MS, closed.signal);
-  if (!opened.ok) return fail(opened.error.message);
-  const upstream = Readable.fromWeb(opened.response.body as ReadableStream<Uint8Array>);
-  upstream.on('error', () => upstream.destroy());
-  const body = Readable.from(
-    (async function* () {
-      yield* upstream;
-      // The gateway's stream ends with the turn; this tells the page not to reconnect.
-      yield formatSseEvent({ event: 'task-end', data: '{}' });
-    })(),
-  );
-  const untrack = request.viewer.openAccess ? () => undefined : trackLiveStream(request.session.sessionId, () => reply.raw.destroy(), request.liveDeadline);
-  reply.raw.once('close', () => {
-    untrack();
-    upstream.destroy();
-    body.destroy();
-  });
-  return sendEventStream(reply, body);
 }

@@ -95,8 +95,9 @@
 
   /**
    * The try page's task: each state the gateway's stream brings (relayed by the console, /try/tasks/…/events)
-   * is added to the list as text; at the end of the turn the status above is fetched again (htmx, the
-   * `ward:task-final` trigger) and the stream is closed, so it does not reconnect.
+   * is added to the list as text; at the end of each turn the status above is fetched again (htmx, the
+   * `ward:task-final` trigger). The console ends the stream with `task-end` (every turn followed, an
+   * answered task's included); it is then closed so it does not reconnect and replay.
    */
   function followTask(list) {
     const source = new EventSource(list.dataset.taskStream);
@@ -112,10 +113,9 @@
       list.appendChild(item);
     };
     const partsText = (message) => ((message && message.parts) || []).map((part) => (part.kind === 'text' ? part.text : JSON.stringify(part.data))).join(' ');
-    const end = () => {
+    const stop = () => {
       source.close();
       list.dataset.ended = 'true';
-      document.body.dispatchEvent(new CustomEvent('ward:task-final'));
     };
     source.addEventListener('message', (event) => {
       let result;
@@ -129,11 +129,14 @@
       const when = status.timestamp ? new Date(status.timestamp) : null;
       const said = partsText(status.message);
       add(status.state + (when && !Number.isNaN(when.getTime()) ? ' at ' + timeFormat.format(when) : '') + (said ? ': ' + said : ''), status.state);
-      if (result.final) end();
+      if (result.final) document.body.dispatchEvent(new CustomEvent('ward:task-final'));
     });
-    source.addEventListener('task-end', end);
+    source.addEventListener('task-end', () => {
+      stop();
+      document.body.dispatchEvent(new CustomEvent('ward:task-final'));
+    });
     source.addEventListener('task-error', (event) => {
-      source.close();
+      stop();
       let message = 'The task could not be followed.';
       try {
         message = JSON.parse(event.data).message || message;
@@ -143,7 +146,10 @@
       add(message, 'error');
     });
     source.addEventListener('error', () => {
-      if (list.dataset.ended === 'true') source.close();
+      if (list.dataset.ended === 'true') return;
+      // A reconnection would replay the task from its start into the same list: stop, and say so.
+      stop();
+      add('The stream was interrupted; reload the page to follow the task again.', 'interrupted');
     });
     window.addEventListener('pagehide', () => source.close());
   }
