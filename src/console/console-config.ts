@@ -22,6 +22,8 @@ export const ConsoleConfigSchema = Type.Object({
   REGISTRY_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   /** Default `http://127.0.0.1:$GATEWAY_PORT`. */
   GATEWAY_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  /** The MCP server's streamable HTTP endpoint the try page calls tools through (`ward mcp --transport sse`). */
+  CONSOLE_MCP_URL: Type.String({ format: 'uri', pattern: '^https?://', default: 'http://127.0.0.1:8090/mcp' }),
   CONSOLE_TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   CONSOLE_TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** Comma list of the https origins a TLS-terminating proxy serves the console at (production without TLS here). */

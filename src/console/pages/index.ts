@@ -11,10 +11,11 @@ import { registerMeshPage } from './mesh.ts';
 import { registerRoutingPage } from './routing.ts';
 import { registerSettingsPage } from './settings.ts';
 import { registerTrustPage } from './trust.ts';
+import { registerTryPage } from './try.ts';
 
 export type PageDeps = { config: ConsoleConfig };
 
-/** The ten pages (contract §12's nine and the mesh page), one file each. */
+/** The eleven pages (contract §12's nine, the mesh page and the try page), one file each. */
 export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerDashboardPage(app);
   registerAgentPages(app);
@@ -22,6 +23,7 @@ export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerTrustPage(app);
   registerFederationPage(app);
   registerRoutingPage(app);
+  registerTryPage(app, deps);
   registerAuditPage(app);
   registerAlertsPage(app);
   registerDiagnosticsPage(app, deps);

@@ -93,6 +93,67 @@
     window.addEventListener('pagehide', () => source && source.close());
   }
 
+  /**
+   * The try page's task: each state the gateway's stream brings (relayed by the console, /try/tasks/…/events)
+   * is added to the list as text; at the end of each turn the status above is fetched again (htmx, the
+   * `ward:task-final` trigger). The console ends the stream with `task-end` (every turn followed, an
+   * answered task's included); it is then closed so it does not reconnect and replay.
+   */
+  function followTask(list) {
+    const source = new EventSource(list.dataset.taskStream);
+    let cleared = false;
+    const add = (text, state) => {
+      if (!cleared) {
+        list.textContent = '';
+        cleared = true;
+      }
+      const item = document.createElement('li');
+      item.textContent = text;
+      if (state) item.dataset.state = state;
+      list.appendChild(item);
+    };
+    const partsText = (message) => ((message && message.parts) || []).map((part) => (part.kind === 'text' ? part.text : JSON.stringify(part.data))).join(' ');
+    const stop = () => {
+      source.close();
+      list.dataset.ended = 'true';
+    };
+    source.addEventListener('message', (event) => {
+      let result;
+      try {
+        result = JSON.parse(event.data).result;
+      } catch {
+        return;
+      }
+      if (!result || !result.status || result.kind === 'task') return;
+      const status = result.status;
+      const when = status.timestamp ? new Date(status.timestamp) : null;
+      const said = partsText(status.message);
+      add(status.state + (when && !Number.isNaN(when.getTime()) ? ' at ' + timeFormat.format(when) : '') + (said ? ': ' + said : ''), status.state);
+      if (result.final) document.body.dispatchEvent(new CustomEvent('ward:task-final'));
+    });
+    source.addEventListener('task-end', () => {
+      stop();
+      document.body.dispatchEvent(new CustomEvent('ward:task-final'));
+    });
+    source.addEventListener('task-error', (event) => {
+      stop();
+      let message = 'The task could not be followed.';
+      try {
+        message = JSON.parse(event.data).message || message;
+      } catch {
+        // keep the sentence above
+      }
+      add(message, 'error');
+    });
+    source.addEventListener('error', () => {
+      if (list.dataset.ended === 'true') return;
+      // A reconnection would replay the task from its start into the same list: stop, and say so.
+      stop();
+      add('The stream was interrupted; reload the page to follow the task again.', 'interrupted');
+    });
+    window.addEventListener('pagehide', () => source.close());
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     localiseTimes(document);
     // Live sections arrive out of band, beside the element that asked: write every time anew (cheap).
@@ -104,5 +165,7 @@
       if (target && target.contains(document.activeElement) && document.activeElement !== document.body) event.preventDefault();
     });
     if (document.body.dataset.live === 'on' && 'EventSource' in window) follow();
+    const taskStates = document.querySelector('[data-task-stream]');
+    if (taskStates && 'EventSource' in window) followTask(taskStates);
   });
 })();
