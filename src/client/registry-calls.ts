@@ -5,6 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type * as Agents from '../contract/schemas/agent-schemas.ts';
+import type * as ComputerUse from '../contract/schemas/computer-use-schemas.ts';
 import type * as Discovery from '../contract/schemas/discovery-schemas.ts';
 import type * as Events from '../contract/schemas/event-schemas.ts';
 import type * as Keys from '../contract/schemas/key-schemas.ts';
@@ -114,5 +115,15 @@ export function billingCalls(t: Transport) {
     liveUsage: (keyId: string, call: CallOptions = {}) =>
       send<Static<typeof Usage.LiveUsageSchema>>(t, 'GET', `/v1/admin/billing/usage/${id(keyId)}/live`, call),
     tiers: (call: CallOptions = {}) => send<Static<typeof Keys.TiersSchema>>(t, 'GET', '/v1/admin/billing/tiers', call),
+  };
+}
+
+/** Computer-use runs, read (docs/computer-use.md): a page of runs newest first, and one run with its turns. */
+export function computerUseCalls(t: Transport) {
+  return {
+    listComputerUseRuns: (filter: Static<typeof ComputerUse.ListRunsQuery> = {}, call: CallOptions = {}) =>
+      send<Static<typeof ComputerUse.RunListSchema>>(t, 'GET', `/v1/admin/computer-use/runs${query(filter)}`, call),
+    getComputerUseRun: (sessionId: string, call: CallOptions = {}) =>
+      send<Static<typeof ComputerUse.RunSchema>>(t, 'GET', `/v1/admin/computer-use/runs/${id(sessionId)}`, call),
   };
 }

@@ -3,6 +3,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { ConsoleConfig } from '../console-config.ts';
 import { registerAgentPages } from './agents.ts';
 import { registerAlertsPage } from './alerts.ts';
+import { registerComputerUsePages } from './computer-use.ts';
 import { registerAuditPage } from './audit.ts';
 import { registerDashboardPage } from './dashboard.ts';
 import { registerDiagnosticsPage } from './diagnostics.ts';
@@ -25,6 +26,7 @@ export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerAuditPage(app);
   registerAlertsPage(app);
   registerDiagnosticsPage(app, deps);
+  registerComputerUsePages(app);
   registerSettingsPage(app, deps);
 }
 

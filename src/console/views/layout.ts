@@ -18,6 +18,7 @@ export const PAGES = [
   ['audit', 'Audit'],
   ['alerts', 'Alerts'],
   ['diagnostics', 'Diagnostics'],
+  ['computer-use', 'Computer use'],
   ['settings', 'Settings'],
 ] as const;
 
