@@ -141,5 +141,5 @@ async function describe(page: Page): Promise<string | 'sign-in'> {
   const sections = (await page.locator('main h2').allTextContents()).map((text) => text.trim()).filter(Boolean).slice(0, 8);
   const rows = await page.locator('main table tbody tr').evaluateAll((found) => found.slice(0, 50).map((row) => (row.querySelector('th, td')?.textContent ?? '').trim().replace(/\s+/g, ' ')));
   const firstTable = rows.length > 0 ? ` The first table lists ${rows.length === 50 ? '50 or more' : rows.length} row${rows.length === 1 ? '' : 's'}, beginning ${rows.slice(0, 3).map((row) => `“${row.slice(0, 60)}”`).join(', ')}.` : ' It shows no table rows.';
-  return `I see the ${heading} page at ${new URL(page.url()).pathname}.${sections.length > 0 ? ` Its sections: ${sections.join(', ')}.` : ''}${firstTable}`;
+  return `I see the ${heading} page at ${new URL(page.url()).pathname}.${sections.length > 0 ? ` Its sections: ${sections.map((section) => `“${section}”`).join(', ')}.` : ''}${firstTable}`;
 }

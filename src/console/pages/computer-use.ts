@@ -24,7 +24,7 @@ const STATE: Record<string, string> = { completed: 'ok', failed: 'failed', cance
 export function ModelLabel({ model }: { model: RunSummary['model'] }): View {
   if (!model) return html`<span class="muted">not recorded</span>`;
   if (!model.demonstration) return html`<code>${model.name}</code>`;
-  return html`<span class="badge badge-demo" data-demonstration="">Demonstration model</span> <code>${model.name}</code>`;
+  return html`<span class="badge badge-demo" data-demonstration="">Demonstration model</span> <code class="nowrap">${model.name}</code>`;
 }
 
 export function registerComputerUsePages(app: FastifyInstance): void {
@@ -70,7 +70,7 @@ function RunTable({ runs, first }: { runs: readonly RunSummary[]; first: boolean
       <td data-label="Status"><${Badge} state=${STATE[run.status] ?? 'unknown'} label=${run.status.replace(/_/g, ' ')} /></td>
       <td data-label="Model"><${ModelLabel} model=${run.model} /></td>
       <td data-label="Persona">${run.persona}</td>
-      <td data-label="Turns" class="num">${run.turns_taken} of ${run.max_turns}</td>
+      <td data-label="Turns" class="num nowrap">${run.turns_taken} of ${run.max_turns}</td>
       <td data-label="Requested"><${Time} at=${run.created_at} /></td>
     </tr>`)}</tbody>
   </table>`;
@@ -95,9 +95,9 @@ function RunDetail({ run, self }: { run: Run; self: string }): View {
         ['Turns', `${run.turns_taken} of at most ${run.max_turns}`],
         ['Requested', html`<${Time} at=${run.created_at} />`],
         ['Ended', html`<${Time} at=${run.ended_at} />`],
-        ...(run.final_answer !== null ? [['Final answer', html`<span id="final-answer">${run.final_answer}</span>`] as const] : []),
-        ...(run.failure_reason !== null ? [['Why it failed', run.failure_reason] as const] : []),
       ]} />
+      ${run.final_answer !== null ? html`<h3 class="small-heading">Final answer</h3><p id="final-answer" class="answer">${run.final_answer}</p>` : null}
+      ${run.failure_reason !== null ? html`<h3 class="small-heading">Why it failed</h3><p id="failure-reason" class="answer">${run.failure_reason}</p>` : null}
     <//>
     <${Section} id="turns" title="Turns">
       ${run.turns.length === 0

@@ -15,7 +15,7 @@ import { registerTrustPage } from './trust.ts';
 
 export type PageDeps = { config: ConsoleConfig };
 
-/** The ten pages (contract §12's nine and the mesh page), one file each. */
+/** The pages (contract §12's nine, the mesh page and the computer-use runs), one file each. */
 export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerDashboardPage(app);
   registerAgentPages(app);
