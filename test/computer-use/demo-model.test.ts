@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test, type TestContext } from 'node:test';
-import { DEMONSTRATION_MODEL, planDemonstration } from '../../src/computer-use/demo-model.ts';
-import { NEEDS_CHROMIUM, startConsoleFor } from '../console/console-harness.ts';
+import { DEMONSTRATION_MODEL, planDemonstration, startDemonstrationModel } from '../../src/computer-use/demo-model.ts';
+import { CHROMIUM, NEEDS_CHROMIUM, startConsoleFor } from '../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, registerOverHttp, startRegistries, testScope, type ListeningRegistry } from '../helpers/listening.ts';
 import { BACKENDS } from '../helpers/registry.ts';
 import { REPO_ROOT, WARD_CLI, cleanEnv } from '../helpers/ward-process.ts';
@@ -44,14 +44,14 @@ async function startDemoModel(t: TestContext): Promise<string> {
   });
 }
 
-async function startStack(t: TestContext, backend: (typeof BACKENDS)[number], modelName = DEMONSTRATION_MODEL) {
+async function startStack(t: TestContext, backend: (typeof BACKENDS)[number], modelName = DEMONSTRATION_MODEL, consoleEnv: Record<string, string> = {}) {
   const modelUrl = await startDemoModel(t);
   const scope = testScope(t);
   const [registry] = await startRegistries(scope, backend, {
     env: { COMPUTER_USE_MODEL_URL: modelUrl, COMPUTER_USE_API_KEY: 'demo', COMPUTER_USE_MODEL: modelName },
   });
   assert.ok(registry);
-  const console = await startConsoleFor(scope, registry.baseUrl);
+  const console = await startConsoleFor(scope, registry.baseUrl, consoleEnv);
   registry.app.ward.computerUse.setConsoleOrigin(console.url);
   return { registry, consoleUrl: console.url };
 }
@@ -123,6 +123,36 @@ describe('computer use: the demonstration model', NEEDS_CHROMIUM, () => {
       assert.deepEqual(missing.turns.map((turn: any) => turn.actions.length), [0]);
     });
   }
+
+  test('a console that asks for sign-in: the run signs in, the demonstration model cannot look and says so', async (t) => {
+    const { registry } = await startStack(t, 'sqlite', DEMONSTRATION_MODEL, { REGISTRY_AUTH_MODE: 'jwt' });
+    const run = await runTask(registry, 'Open the Agents page.');
+    assert.equal(run.status, 'completed', run.failure_reason);
+    assert.match(run.final_answer, /asks for sign-in\. The demonstration model finds links by opening the console itself/);
+    assert.deepEqual(run.turns.map((turn: any) => turn.actions.length), [0], 'it clicked nothing');
+    assert.equal(run.model.demonstration, true);
+  });
+
+  test('what is not a Messages request is refused in the API\'s own error envelope', async (t) => {
+    const model = await startDemonstrationModel({ port: 0, chromiumPath: CHROMIUM });
+    t.after(() => model.close());
+    const post = (path: string, body: string) => fetch(`${model.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const elsewhere = await post('/v1/complete', '{}');
+    assert.equal(elsewhere.status, 404);
+    assert.deepEqual(((await elsewhere.json()) as any).error.type, 'not_found_error');
+    const garbled = await post('/v1/messages', '{not json');
+    assert.equal(garbled.status, 400);
+    assert.equal(((await garbled.json()) as any).error.type, 'invalid_request_error');
+    const toolless = await post('/v1/messages', JSON.stringify({ model: DEMONSTRATION_MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'Task: look' }] }], tools: [] }));
+    assert.equal(toolless.status, 400);
+    assert.match(((await toolless.json()) as any).error.message, /no computer tool/);
+    const addressless = await post('/v1/messages', JSON.stringify({ model: DEMONSTRATION_MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'Task: look' }] }], tools: [{ type: 'computer_20251124', name: 'computer', display_width_px: 1280, display_height_px: 800 }] }));
+    assert.equal(addressless.status, 200);
+    const answer = (await addressless.json()) as any;
+    assert.equal(answer.model, DEMONSTRATION_MODEL);
+    assert.equal(answer.stop_reason, 'end_turn');
+    assert.match(answer.content[0].text, /not told the page's address/);
+  });
 
   test('a registry asking another model name is refused by it, and the run is not labelled a demonstration', async (t) => {
     const { registry } = await startStack(t, 'sqlite', 'claude-sonnet-4-6');
