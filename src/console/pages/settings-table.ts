@@ -103,7 +103,7 @@ export function SettingGroups({ rows, query, host, registryNote, extras }: { row
   const shown = rows.filter((row) => matchesQuery(searchWords(row, titles.get(row.setting.group) ?? ''), query)).length;
   return html`
     <section id="settings-search" class="panel" aria-labelledby="settings-search-title">
-      <div class="panel-head"><h2 id="settings-search-title">Settings</h2></div>
+      <div class="panel-head"><h2 id="settings-search-title">All settings</h2></div>
       <p class="small muted">${registryNote} Each setting is read once at start: change it in the environment of the process that reads it (registry or console) and restart that process. A secret's value is never shown, only whether it is set.</p>
       <form method="get" action="/settings#settings-search" role="search" aria-label="Settings" class="search-row" data-setting-search>
         <label for="setting-q">Find a setting</label>

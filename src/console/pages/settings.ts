@@ -116,6 +116,6 @@ function ConsoleAccess({ config }: { config: ConsoleConfig }): View {
     ${config.openAccess
       ? html`<${Badge} state="warning" label="open access" /> Development: every page opens without sign-in, because the registry runs with authentication disabled and the console listens on loopback only.`
       : html`<${Badge} state="ok" label="sign-in" /> A person signs in with a credential holding <code>registry:admin</code>; cookies are ${config.secureCookies ? 'Secure (TLS)' : 'not marked Secure (no TLS)'}.`}
-    The console holds no secret: each person's credential stays in their session.
+    ${' The console holds no secret: each person\'s credential stays in their session.'}
   </p>`;
 }
