@@ -125,5 +125,24 @@ export function computerUseCalls(t: Transport) {
       send<Static<typeof ComputerUse.RunListSchema>>(t, 'GET', `/v1/admin/computer-use/runs${query(filter)}`, call),
     getComputerUseRun: (sessionId: string, call: CallOptions = {}) =>
       send<Static<typeof ComputerUse.RunSchema>>(t, 'GET', `/v1/admin/computer-use/runs/${id(sessionId)}`, call),
+    /**
+     * A turn's screenshot as PNG bytes, or the status the registry answered instead (404 for no such
+     * turn or one the PHI guard withheld); null status when it could not be reached in time.
+     */
+    computerUseScreenshot: async (sessionId: string, turn: number, call: CallOptions = {}): Promise<{ status: number | null; png: Buffer | null }> => {
+      const timeout = AbortSignal.timeout(t.timeoutMs);
+      try {
+        const response = await t.fetch(`${t.baseUrl}/v1/admin/computer-use/runs/${id(sessionId)}/screenshots/${turn}`, {
+          headers: { ...t.headers, accept: 'image/png' },
+          signal: call.signal ? AbortSignal.any([call.signal, timeout]) : timeout,
+          redirect: 'manual',
+        });
+        const png = response.ok && response.headers.get('content-type') === 'image/png' ? Buffer.from(await response.arrayBuffer()) : null;
+        if (!png) await response.body?.cancel();
+        return { status: response.status, png };
+      } catch {
+        return { status: null, png: null };
+      }
+    },
   };
 }

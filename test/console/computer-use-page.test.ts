@@ -61,6 +61,13 @@ for (const backend of BACKENDS) {
       assert.match((await page.locator('#demo-note').textContent()) ?? '', /demonstration model.*not an AI/s);
       assert.match((await page.locator('#final-answer').textContent()) ?? '', /^I see the Agents page at \/agents\..*Triage One/s);
       assert.deepEqual(await page.locator('#turn-table tbody tr td[data-label="Actions"]').allTextContents(), ['opened the page', 'left_click', 'screenshot']);
+      // Each turn's screenshot, passed through from the registry: a real 1280×800 PNG.
+      const shots = page.locator('#turn-table img.turn-shot');
+      assert.equal(await shots.count(), 3);
+      await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('img.turn-shot')].every((img) => img.complete && img.naturalWidth > 0));
+      assert.deepEqual(await shots.evaluateAll((imgs) => imgs.map((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight])), [[1280, 800], [1280, 800], [1280, 800]]);
+      const none = await fetch(stack.url(`/computer-use/runs/${demo}/screenshots/9`));
+      assert.equal(none.status, 404);
       await assertAccessible(page, 'a demonstration run');
       const narrow = await openPage(browser, { width: 390, height: 844 });
       await narrow.page.goto(stack.url(`/computer-use/runs/${demo}`));

@@ -47,6 +47,15 @@ export function registerComputerUsePages(app: FastifyInstance): void {
     );
   });
 
+  // A turn's screenshot, passed through from the registry with the viewer's credential (img-src 'self').
+  app.get<{ Params: { sessionId: string; turn: string } }>('/computer-use/runs/:sessionId/screenshots/:turn', async (request, reply) => {
+    const turn = Number(request.params.turn);
+    if (!Number.isInteger(turn) || turn < 0 || turn > 50) return reply.code(404).type('text/plain').send('No such turn.');
+    const shot = await request.registry.computerUseScreenshot(request.params.sessionId, turn);
+    if (!shot.png) return reply.code(shot.status === null ? 503 : shot.status === 404 ? 404 : 502).type('text/plain').send('The registry did not send this screenshot.');
+    return reply.type('image/png').header('cache-control', 'no-store').send(shot.png);
+  });
+
   app.get<{ Params: { sessionId: string } }>('/computer-use/runs/:sessionId', async (request, reply) => {
     const answer = await request.registry.getComputerUseRun(request.params.sessionId);
     if (credentialRefused(request, answer)) return signInAgain(request, reply);
@@ -75,6 +84,8 @@ function RunTable({ runs, first }: { runs: readonly RunSummary[]; first: boolean
     </tr>`)}</tbody>
   </table>`;
 }
+
+const shotHref = (sessionId: string, turn: number) => `/computer-use/runs/${encodeURIComponent(sessionId)}/screenshots/${turn}`;
 
 function RunDetail({ run, self }: { run: Run; self: string }): View {
   return html`
@@ -109,7 +120,9 @@ function RunDetail({ run, self }: { run: Run; self: string }): View {
               <th scope="row" data-label="Turn" class="num">${turn.turn}</th>
               <td data-label="Actions">${turn.turn === 0 ? html`<span class="muted">opened the page</span>` : turn.actions.map((action, index) => html`${index > 0 ? ', ' : ''}<code>${action.type}</code>${action.error ? html` <span class="small">(${action.error})</span>` : ''}`)}</td>
               <td data-label="Said">${turn.model_text ?? html`<span class="muted">—</span>`}</td>
-              <td data-label="Screenshot"><code class="small digest">${turn.screenshot_sha256.slice(0, 16)}…</code>${turn.screenshot_url ? '' : html` <span class="small muted">(withheld: the PHI guard)</span>`}</td>
+              <td data-label="Screenshot">${turn.screenshot_url
+                ? html`<a href=${shotHref(run.session_id, turn.turn)}><img class="turn-shot" src=${shotHref(run.session_id, turn.turn)} width="256" height="160" loading="lazy" alt=${`The console after turn ${turn.turn}`} /></a>`
+                : html`<span class="small muted">withheld by the PHI guard</span><br />`}<code class="small digest" title=${turn.screenshot_sha256}>${turn.screenshot_sha256.slice(0, 16)}…</code></td>
             </tr>`)}</tbody>
           </table>`}
       <p class="small muted">${run.ledger_entries.length} ledger entries record this run; each can be proved with the audit page.</p>
