@@ -23,5 +23,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'trust', summary: 'verify a trust bundle and its chain: trust verify <bundle.json> --anchor <anchor.json> [--online]', load: async () => (await import('./commands/trust.ts')).trustCommand },
   { name: 'federation', summary: 'start a root, a sovereign (GB) and an organisational registry, wired together: federation up', load: async () => (await import('./commands/federation.ts')).federationCommand },
   { name: 'cluster', summary: 'run several supervised registry instances behind HAProxy: cluster up [--instances N] [--base-port P]; cluster status', load: async () => (await import('./commands/cluster.ts')).clusterCommand },
+  { name: 'computer-use', summary: 'start the demonstration model for computer use on loopback (COMPUTER_USE_DEMO_MODEL_PORT, default 8190): computer-use demo-model', load: async () => (await import('./commands/computer-use.ts')).computerUseCommand },
   { name: 'mcp', summary: 'serve the MCP tools (discover_agents, route, register): mcp [--transport stdio|sse] [--port 8090]', load: async () => (await import('./commands/mcp.ts')).mcpCommand },
 ];

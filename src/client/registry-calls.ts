@@ -5,6 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type * as Agents from '../contract/schemas/agent-schemas.ts';
+import type * as ComputerUse from '../contract/schemas/computer-use-schemas.ts';
 import type * as Discovery from '../contract/schemas/discovery-schemas.ts';
 import type * as Events from '../contract/schemas/event-schemas.ts';
 import type * as Keys from '../contract/schemas/key-schemas.ts';
@@ -117,5 +118,34 @@ export function billingCalls(t: Transport) {
     liveUsage: (keyId: string, call: CallOptions = {}) =>
       send<Static<typeof Usage.LiveUsageSchema>>(t, 'GET', `/v1/admin/billing/usage/${id(keyId)}/live`, call),
     tiers: (call: CallOptions = {}) => send<Static<typeof Keys.TiersSchema>>(t, 'GET', '/v1/admin/billing/tiers', call),
+  };
+}
+
+/** Computer-use runs, read (docs/computer-use.md): a page of runs newest first, and one run with its turns. */
+export function computerUseCalls(t: Transport) {
+  return {
+    listComputerUseRuns: (filter: Static<typeof ComputerUse.ListRunsQuery> = {}, call: CallOptions = {}) =>
+      send<Static<typeof ComputerUse.RunListSchema>>(t, 'GET', `/v1/admin/computer-use/runs${query(filter)}`, call),
+    getComputerUseRun: (sessionId: string, call: CallOptions = {}) =>
+      send<Static<typeof ComputerUse.RunSchema>>(t, 'GET', `/v1/admin/computer-use/runs/${id(sessionId)}`, call),
+    /**
+     * A turn's screenshot as PNG bytes, or the status the registry answered instead (404 for no such
+     * turn or one the PHI guard withheld); null status when it could not be reached in time.
+     */
+    computerUseScreenshot: async (sessionId: string, turn: number, call: CallOptions = {}): Promise<{ status: number | null; png: Buffer | null }> => {
+      const timeout = AbortSignal.timeout(t.timeoutMs);
+      try {
+        const response = await t.fetch(`${t.baseUrl}/v1/admin/computer-use/runs/${id(sessionId)}/screenshots/${turn}`, {
+          headers: { ...t.headers, accept: 'image/png' },
+          signal: call.signal ? AbortSignal.any([call.signal, timeout]) : timeout,
+          redirect: 'manual',
+        });
+        const png = response.ok && response.headers.get('content-type') === 'image/png' ? Buffer.from(await response.arrayBuffer()) : null;
+        if (!png) await response.body?.cancel();
+        return { status: response.status, png };
+      } catch {
+        return { status: null, png: null };
+      }
+    },
   };
 }

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { PublishedJwk } from '../core/crypto/key-set.ts';
 import { createAnswerVerifier, type AnswerVerifier } from './answer-verifier.ts';
 import type { AnswerEnvelope, RegistryAnswer, SignedAnswer } from './registry-answer.ts';
-import { agentCalls, billingCalls, discoveryCalls, JWKS_PATH, ledgerCalls, operationsCalls, trustCalls } from './registry-calls.ts';
+import { agentCalls, billingCalls, computerUseCalls, discoveryCalls, JWKS_PATH, ledgerCalls, operationsCalls, trustCalls } from './registry-calls.ts';
 import { createRegistryKeys, type RegistryKeys } from './registry-keys.ts';
 import { createTransport, send, type CallOptions, type Transport } from './registry-transport.ts';
 
@@ -95,6 +95,7 @@ function buildClient(options: RegistryClientOptions, sharedKeys: RegistryKeys | 
     ...trustCalls(transport),
     ...ledgerCalls(transport),
     ...billingCalls(transport),
+    ...computerUseCalls(transport),
   };
 }
 

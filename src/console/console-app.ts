@@ -1,5 +1,5 @@
 /**
- * The admin console (docs/console.md): eleven server-rendered pages over the registry's public API.
+ * The admin console (docs/console.md): twelve server-rendered pages over the registry's public API.
  * It holds no storage of its own beyond its sessions, and it never bypasses the registry: every read
  * and every action is a registry call made with the signed-in person's own credential.
  */

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ConfigSchema } from '../core/config.ts';
 import { ConfigError, readEnvironment } from '../core/env-schema.ts';
 import { isLoopback } from '../core/http/loopback.ts';
+import { rememberSources, settingSources } from '../core/settings-catalogue.ts';
 
 const shared = ConfigSchema.properties;
 
@@ -87,7 +88,7 @@ export function loadConsoleConfig(env: Record<string, string | undefined> = proc
   }
   const own = config.CONSOLE_URL ? originOf(config.CONSOLE_URL, 'CONSOLE_URL') : `${tls ? 'https' : 'http'}://${displayHost(config.CONSOLE_HOST)}:${config.CONSOLE_PORT}`;
   const openAccess = config.REGISTRY_AUTH_MODE === 'disabled' && !production && isLoopback(config.CONSOLE_HOST);
-  return Object.freeze({
+  const frozen = Object.freeze({
     ...config,
     REGISTRY_URL: (config.REGISTRY_URL ?? `http://127.0.0.1:${config.REGISTRY_PORT}`).replace(/\/+$/, ''),
     GATEWAY_URL: (config.GATEWAY_URL ?? `http://127.0.0.1:${config.GATEWAY_PORT}`).replace(/\/+$/, ''),
@@ -97,6 +98,7 @@ export function loadConsoleConfig(env: Record<string, string | undefined> = proc
     secureCookies: tls || production,
     trustedProxies,
   });
+  return rememberSources(frozen, settingSources(Object.keys(ConsoleConfigSchema.properties), env));
 }
 
 function originOf(value: string, variable: string): string {

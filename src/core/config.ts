@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { ConfigError, readEnvironment } from './env-schema.ts';
 import { keySealerFromConfig } from './crypto/key-sealer.ts';
 import { normaliseJurisdiction } from './jurisdictions.ts';
+import { rememberSources, settingSources } from './settings-catalogue.ts';
 
 /** The development mesh secret named by the contract (§10); production refuses it. */
 export const DEFAULT_MESH_JWT_SECRET = 'mesh-dev-secret-change-me';
@@ -116,6 +117,8 @@ export const ConfigSchema = Type.Object({
   COMPUTER_USE_MAX_RUNS: Type.Integer({ minimum: 1, maximum: 16, default: 2 }),
   /** How long one model call may take before the run fails with the reason. */
   COMPUTER_USE_MODEL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 120 }),
+  /** Port of `ward computer-use demo-model`, the scripted demonstration model on loopback (0: any free port). */
+  COMPUTER_USE_DEMO_MODEL_PORT: Type.Integer({ ...Port, default: 8190 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -136,7 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   config.REGISTRY_DATA_DIR = resolve(config.REGISTRY_DATA_DIR);
   checkSupported(config);
   if (config.REGISTRY_ENV === 'production') checkProductionGuards(config);
-  return Object.freeze(config);
+  return rememberSources(Object.freeze(config), settingSources(Object.keys(ConfigSchema.properties), env));
 }
 
 /** Each authentication mode needs its settings; a mode without them must not start (and run open). */

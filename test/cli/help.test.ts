@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import { WARD_VERSION } from '../../src/core/version.ts';
 import { runWard } from '../helpers/ward-process.ts';
 
-const COMMANDS = ['start', 'registry', 'console', 'migrate', 'backup', 'restore', 'keys', 'ledger', 'gateway', 'agent', 'token', 'trust', 'federation', 'cluster', 'mcp'];
+const COMMANDS = ['start', 'registry', 'console', 'migrate', 'backup', 'restore', 'keys', 'ledger', 'gateway', 'agent', 'token', 'trust', 'federation', 'cluster', 'computer-use', 'mcp'];
 
 describe('ward help, --help and --version', () => {
   test('a port in use is one line naming the variable to change, not a stack trace', async (t) => {

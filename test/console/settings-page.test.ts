@@ -1,20 +1,39 @@
 /**
- * `/settings` in Debian's Chromium against a real registry: the tiers and both configurations, an API
+ * `/settings` in Debian's Chromium against a real registry: the tiers and every setting grouped and
+ * searchable (secrets set in the registry's environment never reach the page), an API
  * key created through the browser with its raw key shown once (and never again), a refused form that
  * keeps what was typed, and the key revoked through the browser after a confirmation naming it, all
  * checked through the registry's API.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
 import { BACKENDS } from '../helpers/registry.ts';
+import { SETTING_GROUPS, SETTINGS } from '../../src/core/settings-catalogue.ts';
 import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack } from './console-harness.ts';
+
+/** Secrets set in the registry's environment: the settings page says each is set and shows none. */
+const SECRETS = {
+  MESH_JWT_SECRET: 'mesh-secret-that-must-never-show-9f3c2a',
+  COMPUTER_USE_API_KEY: 'sk-ant-must-never-show-77e1',
+  REGISTRY_KEY_ENCRYPTION_KEY: '5e'.repeat(32),
+  REGISTRY_API_KEY_SECRET: 'api-key-hmac-secret-must-never-show-0123456789',
+  REDIS_URL: 'redis://:redis-password-never-shown@127.0.0.1:6379',
+};
 
 const DAY_MS = 86_400_000;
 
+/** axe-core at WCAG 2.x A and AA: nothing at all, of any impact (stricter than the harness's serious-or-critical check). */
+async function assertNoViolations(page: Page, label: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  assert.deepEqual(results.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join('; ')}`), [], label);
+}
+
 for (const backend of BACKENDS) {
   describe(`console /settings [${backend}]`, NEEDS_CHROMIUM, () => {
-    test('tiers, the registry configuration with secrets redacted, and the console configuration', async (t) => {
-      const stack = await startConsoleStack(t, backend);
+    test('tiers, and every setting grouped with its meaning, value, default and source; no secret in the page', async (t) => {
+      const stack = await startConsoleStack(t, backend, { registryEnv: SECRETS });
       const browser = await launchBrowser(t);
       const { page, errors } = await openPage(browser);
       await page.goto(stack.url('/settings'));
@@ -27,17 +46,77 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await developer.locator('td').allTextContents()).slice(0, 5), ['60', '1,000', '5', '30', '30']);
       assert.match((await page.locator('#tier-table thead').textContent()) ?? '', /per minute.*per day/s);
 
-      const secret = page.locator('#registry-config-table tr[data-variable="MESH_JWT_SECRET"]');
-      assert.match((await secret.textContent()) ?? '', /\[redacted\]/);
-      assert.match((await page.locator('#registry-config-table tr[data-variable="REGISTRY_ENV"]').textContent()) ?? '', /test/);
-      assert.match((await page.locator('#console-config-table tr[data-variable="REGISTRY_URL"]').textContent()) ?? '', new RegExp(stack.registry.baseUrl.replace(/[.:/]/g, '\\$&')));
+      // The seven groups, in order, each setting in its group with a meaning.
+      const titles = await page.locator('section[data-setting-group] h2').allTextContents();
+      assert.deepEqual(titles, SETTING_GROUPS.map(([, title]) => title));
+      for (const setting of SETTINGS) {
+        const row = page.locator(`#settings-${setting.group}-table tr[data-variable="${setting.name}"]`);
+        assert.equal(await row.count(), 1, `${setting.name} in ${setting.group}`);
+      }
+      const env = page.locator('tr[data-variable="REGISTRY_ENV"]');
+      assert.match((await env.locator('td[data-label="Value"]').textContent()) ?? '', /^test$/);
+      assert.equal(await env.locator('td[data-label="From"]').textContent(), 'environment');
+      assert.match((await env.locator('th').textContent()) ?? '', /turns on every production guard/);
+      assert.equal(await page.locator('tr[data-variable="REGISTRY_SIGNING_ALG"] td[data-label="From"]').textContent(), 'default');
+      assert.equal(await page.locator('tr[data-variable="REGISTRY_SIGNING_ALG"] td[data-label="Default"]').textContent(), 'ES256');
+      assert.match((await page.locator('tr[data-variable="REGISTRY_URL"] td[data-label="Value"]').textContent()) ?? '', new RegExp(stack.registry.baseUrl.replace(/[.:/]/g, '\\$&')));
+      assert.equal(await page.locator('tr[data-variable="REGISTRY_URL"] td[data-label="From"]').textContent(), 'environment');
       assert.match((await page.locator('#console-config').textContent()) ?? '', /open access/);
-      await assertAccessible(page, '/settings');
+
+      // Secrets: said to be set, never shown, in the page or in anything the console sends.
+      for (const name of ['MESH_JWT_SECRET', 'COMPUTER_USE_API_KEY', 'REGISTRY_KEY_ENCRYPTION_KEY', 'REGISTRY_API_KEY_SECRET', 'REDIS_URL']) {
+        assert.match((await page.locator(`tr[data-variable="${name}"] td[data-label="Value"]`).textContent()) ?? '', /^set \(a secret: never shown\)$/, name);
+      }
+      const html = await page.content();
+      const raw = await (await fetch(stack.url('/settings?q=secret'))).text();
+      for (const secret of Object.values(SECRETS)) {
+        assert.ok(!html.includes(secret) && !raw.includes(secret), `a secret value reached the page: ${secret.slice(0, 12)}…`);
+      }
+      await assertNoViolations(page, '/settings');
 
       const narrow = await openPage(browser, { width: 390, height: 844 });
       await narrow.page.goto(stack.url('/settings'));
-      await assertAccessible(narrow.page, '/settings at 390 px');
+      await assertNoViolations(narrow.page, '/settings at 390 px');
+      await narrow.page.getByLabel('Find a setting').fill('timeout');
+      await assertNoViolations(narrow.page, '/settings at 390 px, searching');
+      const scrollWidth = await narrow.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(scrollWidth <= 390, `the page is ${scrollWidth} px wide at 390 px`);
       assert.deepEqual([...errors, ...narrow.errors], []);
+    });
+
+    test('the search box filters the settings as one types, and by ?q= without script', async (t) => {
+      const stack = await startConsoleStack(t, backend, { registryEnv: SECRETS });
+      const browser = await launchBrowser(t);
+      const { page, errors } = await openPage(browser);
+      await page.goto(stack.url('/settings'));
+      const visible = () => page.locator('tr[data-variable]:visible').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-variable')));
+      assert.equal((await visible()).length, SETTINGS.length);
+      await page.getByLabel('Find a setting').fill('session');
+      assert.deepEqual((await visible()).sort(), ['CONSOLE_SESSION_IDLE_MINUTES', 'CONSOLE_SESSION_MAX_HOURS']);
+      assert.deepEqual(await page.locator('section[data-setting-group]:visible h2').allTextContents(), ['Console']);
+      assert.equal(await page.locator('#setting-count').textContent(), `2 of ${SETTINGS.length} settings match.`);
+      // Values are searched too, but never a secret's.
+      await page.getByLabel('Find a setting').fill(SECRETS.MESH_JWT_SECRET);
+      assert.deepEqual(await visible(), []);
+      assert.match((await page.locator('#setting-count').textContent()) ?? '', /^No setting matches/);
+      await page.getByLabel('Find a setting').fill('ES256');
+      assert.deepEqual(await visible(), ['REGISTRY_SIGNING_ALG']);
+      await page.getByLabel('Find a setting').fill('');
+      assert.equal((await visible()).length, SETTINGS.length);
+      await assertNoViolations(page, '/settings while searching');
+
+      // Without script, the same filter by the form's GET.
+      const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 800 } });
+      const plain = await context.newPage();
+      await plain.goto(stack.url('/settings'));
+      await plain.getByLabel('Find a setting').fill('redis');
+      await plain.getByRole('button', { name: 'Find' }).click();
+      await plain.waitForURL(/q=redis/);
+      const rows = await plain.locator('tr[data-variable]:visible').evaluateAll((found) => found.map((row) => row.getAttribute('data-variable')));
+      assert.deepEqual(rows.sort(), ['REDIS_URL']);
+      assert.deepEqual(await plain.locator('section[data-setting-group]:visible h2').allTextContents(), ['Registry']);
+      assert.match((await plain.locator('#setting-count').textContent()) ?? '', new RegExp(`^1 of ${SETTINGS.length} settings match`));
+      assert.deepEqual(errors, []);
     });
 
     test('create a key through the browser: the raw key is shown once; then revoke it after a confirmation', async (t) => {

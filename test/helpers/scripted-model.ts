@@ -8,24 +8,19 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
+import { assistantMessage, readMessagesRequest, sendTurn, type MessagesRequestBody, type ScriptedTurn } from '../../src/computer-use/messages-wire.ts';
 import type { Scope } from './listening.ts';
 
-/** What the model says in one turn: actions for the computer tool, text, or an HTTP error. */
+/** What the model says in one turn: actions for the computer tool, text, or an HTTP error (the wire: src/computer-use/messages-wire.ts). */
 export type ModelTurn =
-  | { actions: Record<string, unknown>[]; text?: string }
-  | { final: string }
-  | { status: number; message: string }
+  | ScriptedTurn
   /** Holds the answer until `release()` (or the client gives up). */
   | { hold: true };
 
 export type ModelRequest = {
   headers: IncomingMessage['headers'];
-  body: {
-    model: string;
-    system?: string;
-    tools: { type: string; name: string; display_width_px: number; display_height_px: number }[];
-    messages: { role: string; content: any[] }[];
-  };
+  /** Loosely typed for the tests' reading: the content blocks as the wire carries them. */
+  body: Omit<MessagesRequestBody, 'messages'> & { messages: { role: string; content: any[] }[] };
   /** The text parts of the newest user message's tool results (the page's address, cursor position). */
   resultTexts: string[];
 };
@@ -55,13 +50,8 @@ export async function startScriptedModel(scope: Scope, script: ModelTurn[] | ((i
   const holds: (() => void)[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.method !== 'POST' || req.url !== '/v1/messages') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `${req.method} ${req.url}` } }));
-      return;
-    }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ModelRequest['body'];
+    const body = (await readMessagesRequest(req, res)) as ModelRequest['body'] | null;
+    if (!body) return;
     const request: ModelRequest = { headers: req.headers, body, resultTexts: [] };
     check(request, requests.length, SCRIPTED_MODEL_KEY, problems);
     requests.push(request);
@@ -75,14 +65,10 @@ export async function startScriptedModel(scope: Scope, script: ModelTurn[] | ((i
         res.on('close', resolve);
       });
       if (res.writableEnded || res.destroyed) return;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message(index, body.model, { final: 'Released.' })));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(assistantMessage(index, body.model, { final: 'Released.' })));
       return;
     }
-    if ('status' in turn) {
-      res.writeHead(turn.status, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.message } }));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${index}` }).end(JSON.stringify(message(index, body.model, turn)));
+    sendTurn(res, index, body.model, turn);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   scope.defer(
@@ -100,26 +86,6 @@ export async function startScriptedModel(scope: Scope, script: ModelTurn[] | ((i
     release: () => holds.splice(0).forEach((hold) => hold()),
     waitForRequests: (count) =>
       requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
-  };
-}
-
-function message(index: number, model: string, turn: Exclude<ModelTurn, { status: number } | { hold: true }>) {
-  const content =
-    'final' in turn
-      ? [{ type: 'text', text: turn.final }]
-      : [
-          ...(turn.text ? [{ type: 'text', text: turn.text }] : []),
-          ...turn.actions.map((input, i) => ({ type: 'tool_use', id: `toolu_${index}_${i}`, name: 'computer', input })),
-        ];
-  return {
-    id: `msg_${index}`,
-    type: 'message',
-    role: 'assistant',
-    model,
-    content,
-    stop_reason: 'final' in turn ? 'end_turn' : 'tool_use',
-    stop_sequence: null,
-    usage: { input_tokens: 100, output_tokens: 20 },
   };
 }
 

@@ -3,6 +3,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { ConsoleConfig } from '../console-config.ts';
 import { registerAgentPages } from './agents.ts';
 import { registerAlertsPage } from './alerts.ts';
+import { registerComputerUsePages } from './computer-use.ts';
 import { registerAuditPage } from './audit.ts';
 import { registerDashboardPage } from './dashboard.ts';
 import { registerDiagnosticsPage } from './diagnostics.ts';
@@ -15,7 +16,7 @@ import { registerTryPage } from './try.ts';
 
 export type PageDeps = { config: ConsoleConfig };
 
-/** The eleven pages (contract §12's nine, the mesh page and the try page), one file each. */
+/** The pages (contract §12's nine, the mesh page, the try page and the computer-use runs), one file each. */
 export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerDashboardPage(app);
   registerAgentPages(app);
@@ -27,6 +28,7 @@ export function registerPages(app: FastifyInstance, deps: PageDeps): void {
   registerAuditPage(app);
   registerAlertsPage(app);
   registerDiagnosticsPage(app, deps);
+  registerComputerUsePages(app);
   registerSettingsPage(app, deps);
 }
 

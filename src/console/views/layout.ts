@@ -1,6 +1,6 @@
 /**
  * The frame of every console page: a skip link, the banner with who is signed in, the navigation
- * between the eleven pages, and one `<main>` with the page's heading. Landmarks and labels are stable,
+ * between the pages, and one `<main>` with the page's heading. Landmarks and labels are stable,
  * so a person with a screen reader and a computer-use model find the same things in the same places.
  * The development and persona notices are named sections (region landmarks): nothing sits outside one.
  */
@@ -19,6 +19,7 @@ export const PAGES = [
   ['audit', 'Audit'],
   ['alerts', 'Alerts'],
   ['diagnostics', 'Diagnostics'],
+  ['computer-use', 'Computer use'],
   ['settings', 'Settings'],
 ] as const;
 
@@ -36,7 +37,7 @@ export type Viewer = {
 };
 
 export type Frame = {
-  /** Which of the eleven pages this is (highlighted in the navigation), if any. */
+  /** Which of the pages this is (highlighted in the navigation), if any. */
   page?: PageName | undefined;
   title: string;
   viewer?: Viewer | undefined;

@@ -154,8 +154,44 @@
     window.addEventListener('pagehide', () => source.close());
   }
 
+  /**
+   * The settings search (settings-table.ts) filters as one types: the server's `?q=` does the same
+   * without script. Every word typed must appear in a row's `data-search` words.
+   */
+  function filterSettings(form) {
+    const input = form.querySelector('input[type="search"]');
+    const count = document.getElementById('setting-count');
+    const apply = () => {
+      const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      let shown = 0;
+      let total = 0;
+      document.querySelectorAll('[data-setting-group]').forEach((group) => {
+        let inGroup = 0;
+        group.querySelectorAll('tr[data-search]').forEach((row) => {
+          const match = words.every((word) => row.dataset.search.includes(word));
+          row.hidden = !match;
+          total += 1;
+          if (match) inGroup += 1;
+        });
+        group.hidden = inGroup === 0;
+        shown += inGroup;
+      });
+      if (count) count.textContent = shown === total ? `All ${total} settings shown.` : shown === 0 ? `No setting matches “${input.value.trim()}”.` : `${shown} of ${total} settings match.`;
+    };
+    input.addEventListener('input', apply);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      apply();
+      const url = new URL(window.location.href);
+      if (input.value.trim()) url.searchParams.set('q', input.value.trim());
+      else url.searchParams.delete('q');
+      window.history.replaceState(null, '', url);
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     localiseTimes(document);
+    document.querySelectorAll('form[data-setting-search]').forEach(filterSettings);
     // Live sections arrive out of band, beside the element that asked: write every time anew (cheap).
     document.body.addEventListener('htmx:afterSettle', () => localiseTimes(document));
     // A section the person is working in (focus inside it) is not replaced under them; it catches up

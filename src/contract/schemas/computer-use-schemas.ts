@@ -37,6 +37,15 @@ export const ListRunsQuery = Type.Object(
 
 const runFields = {
   session_id: Type.String(),
+  model: Nullable(
+    Type.Object(
+      {
+        name: Type.String({ description: 'The model name the run asked (COMPUTER_USE_MODEL when it was requested)' }),
+        demonstration: Type.Boolean({ description: "True when it is Ward's demonstration model (`ward computer-use demo-model`), a script and not an AI" }),
+      },
+      { title: 'ComputerUseRunModel', description: 'The model that drives the run; null for runs stored before it was kept' },
+    ),
+  ),
   status: StringEnum(RUN_STATUSES),
   task: Type.String(),
   persona: StringEnum(PERSONAS),

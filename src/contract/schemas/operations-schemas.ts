@@ -77,6 +77,11 @@ export const DiagnosticsSchema = Type.Object(
       last_round: Nullable(Type.Object({ at: Timestamp, probed: Count })),
     }),
     configuration: Type.Object({}, { additionalProperties: true, description: 'Effective configuration; secrets are "[redacted]"' }),
+    configuration_sources: Type.Optional(
+      Type.Record(Type.String(), StringEnum(['environment', 'file', 'default', 'unknown'] as const), {
+        description: 'Where each variable of `configuration` came from: the environment, a file another variable names, or the default (`unknown` for a configuration built in code)',
+      }),
+    ),
   },
   { title: 'Diagnostics' },
 );

@@ -45,6 +45,8 @@ export type RunDeps = {
   clock: Clock;
   browser: ConsoleBrowser;
   model: () => ComputerUseModel;
+  /** The model name runs ask (COMPUTER_USE_MODEL), kept with each run. */
+  modelName: string;
   maxRuns: number;
   instanceId: string;
   /** Whether another instance still runs (its heartbeat); its unended runs are failed otherwise. */
@@ -88,7 +90,7 @@ async function endRun(deps: RunDeps, sessionId: string, status: RunStatus, field
 }
 
 /** Stores a queued run in `unit`, its `computer_use.requested` event with it. */
-async function storeRequestedRun(unit: WriteUnit, ctx: CallContext, instanceId: string, request: RunRequest & { url: string }): Promise<RunRow> {
+async function storeRequestedRun(unit: WriteUnit, ctx: CallContext, instanceId: string, modelName: string, request: RunRequest & { url: string }): Promise<RunRow> {
   const at = ctx.clock.now().toISOString();
   const sessionId = newUlid(ctx.clock.now().getTime());
   const run: RunRow = {
@@ -109,6 +111,7 @@ async function storeRequestedRun(unit: WriteUnit, ctx: CallContext, instanceId: 
     started_at: null,
     ended_at: null,
     updated_at: at,
+    model: modelName,
   };
   await insertRun(unit.tx, run);
   keepEventSeqs(unit, sessionId);
@@ -154,7 +157,7 @@ export function createComputerUseRuns(deps: RunDeps) {
 
   return {
     /** Stores a queued run in `unit`; `begin` then hands it to the queue once the unit has committed. */
-    create: (unit: WriteUnit, ctx: CallContext, request: RunRequest & { url: string }) => storeRequestedRun(unit, ctx, deps.instanceId, request),
+    create: (unit: WriteUnit, ctx: CallContext, request: RunRequest & { url: string }) => storeRequestedRun(unit, ctx, deps.instanceId, deps.modelName, request),
     /** Queues a committed run; it starts once fewer than `COMPUTER_USE_MAX_RUNS` run here. */
     begin: (sessionId: string, requester: RunRequester) => queue.add(sessionId, requester),
     get: (sessionId: string) => runView(storage, sessionId),

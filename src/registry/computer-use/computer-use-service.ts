@@ -59,6 +59,7 @@ export function createComputerUseService(deps: ComputerUseDeps) {
     clock: deps.clock,
     browser,
     model: () => (model ??= createComputerUseModel(config)),
+    modelName: config.COMPUTER_USE_MODEL,
     maxRuns: config.COMPUTER_USE_MAX_RUNS,
     instanceId: deps.instanceId,
     isInstanceLive: deps.isInstanceLive,

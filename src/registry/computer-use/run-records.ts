@@ -13,6 +13,7 @@ import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Persona } from '../../contract/personas.ts';
 import type { ToolInput } from '../../computer-use/browser-actions.ts';
 import type { ModelMessageParam } from '../../computer-use/computer-use-model.ts';
+import { DEMONSTRATION_MODEL } from '../../computer-use/demo-model.ts';
 import type { ConsoleSession } from '../../computer-use/console-browser.ts';
 import type { BlockedRequest } from '../../computer-use/origin-guard-proxy.ts';
 
@@ -35,6 +36,7 @@ export function keepEventSeqs(unit: WriteUnit, sessionId: string): void {
 export function summary(run: RunRow) {
   return {
     session_id: run.session_id,
+    model: run.model === null ? null : { name: run.model, demonstration: run.model === DEMONSTRATION_MODEL },
     status: run.status,
     task: run.task,
     persona: run.persona as Persona,

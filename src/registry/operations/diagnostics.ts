@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../core/clock.ts';
 import { ConfigSchema, type Config } from '../../core/config.ts';
+import { isSecretSetting, sourcesOf, type SettingSource } from '../../core/settings-catalogue.ts';
 import type { Storage } from '../storage/database.ts';
 import { migrationStatus } from '../storage/migrator.ts';
 import { lastCommittedSeq, oldestRetainedSeq } from '../storage/stores/event-store.ts';
@@ -9,8 +10,6 @@ import type { HealthProber } from '../health/health-prober.ts';
 import type { LedgerService } from '../ledger/ledger-service.ts';
 import type { InstanceHeartbeat } from './instance-heartbeat.ts';
 
-/** Variables whose value is a secret, or may hold one (a password inside a URL): never shown. */
-const SECRET_VARIABLES = new Set(['REGISTRY_API_KEY_SECRET', 'MESH_JWT_SECRET', 'DATABASE_URL', 'REDIS_URL', 'COMPUTER_USE_API_KEY']);
 export const REDACTED = '[redacted]';
 
 export type DiagnosticsDeps = {
@@ -72,6 +71,7 @@ export async function buildDiagnostics(deps: DiagnosticsDeps) {
       last_round: deps.healthProber.lastRound(),
     },
     configuration: effectiveConfiguration(deps.config),
+    configuration_sources: configurationSources(deps.config),
   };
 }
 
@@ -81,9 +81,18 @@ export function effectiveConfiguration(config: Config): Record<string, string | 
   for (const name of Object.keys(ConfigSchema.properties).sort()) {
     const value = (config as Record<string, unknown>)[name];
     if (value === undefined) values[name] = null;
-    else values[name] = SECRET_VARIABLES.has(name) ? REDACTED : (value as string | number | boolean);
+    else values[name] = isSecretSetting(name) ? REDACTED : (value as string | number | boolean);
   }
   return values;
+}
+
+/**
+ * Where each variable's value came from (environment, a file, the default), as the configuration was
+ * loaded; `unknown` for a configuration built in code rather than read from an environment.
+ */
+export function configurationSources(config: Config): Record<string, SettingSource | 'unknown'> {
+  const known = sourcesOf(config);
+  return Object.fromEntries(Object.keys(ConfigSchema.properties).sort().map((name) => [name, known?.[name] ?? 'unknown']));
 }
 
 async function pingRedis(redis: Redis | undefined) {

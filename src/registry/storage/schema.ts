@@ -214,6 +214,8 @@ export type ComputerUseRunsTable = {
   started_at: string | null;
   ended_at: string | null;
   updated_at: string;
+  /** The model name the run asked (COMPUTER_USE_MODEL when it was requested); null for runs from before it was kept. */
+  model: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 /** One turn of a run: `actions` is a JSON array; `screenshot` base64 PNG, null when withheld. */

@@ -86,6 +86,7 @@ describe('computer use: the life of runs', NEEDS_CHROMIUM, () => {
         task: 'Left behind.',
         persona: 'observer',
         url: 'http://127.0.0.1:3000/dashboard',
+        model: null,
         max_turns: 20,
         headless: true,
         requested_by: 'anonymous',

@@ -14,6 +14,7 @@ import * as ledgerSubjects from './012-ledger-subjects.ts';
 import * as agentCards from './013-agent-cards.ts';
 import * as agentVersions from './014-agent-versions.ts';
 import * as agentEndpoints from './015-agent-endpoints.ts';
+import * as computerUseModel from './016-computer-use-model.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '013-agent-cards': agentCards,
   '014-agent-versions': agentVersions,
   '015-agent-endpoints': agentEndpoints,
+  '016-computer-use-model': computerUseModel,
 };

@@ -25,6 +25,8 @@ export type RunRow = {
   started_at: string | null;
   ended_at: string | null;
   updated_at: string;
+  /** The model name the run asked; null for runs stored before it was kept. */
+  model: string | null;
 };
 
 /** One action the model asked for, as carried out; `screenshot_sha256` is of the page after it. */
