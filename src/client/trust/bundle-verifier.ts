@@ -90,7 +90,10 @@ export async function verifyTrustBundle(
   );
   const status = options.online ? await checkStatementStatuses(walk.statements, anchor.api_base_url, now, options.online) : [];
   if (options.online) step('Online status', 'each issuer confirms its statement is still active', status);
-  const errors = [...oidf, ...shape, ...walk.errors, ...constraints, ...signature, ...status];
+  const wardErrors = [...shape, ...walk.errors, ...constraints, ...signature, ...status];
+  // One fault (an expired or foreign link, a retired key) usually breaks both chains: while a bundle
+  // carries both, Ward's findings are reported, and the OIDF chain's once those pass.
+  const errors = wardErrors.length > 0 ? wardErrors : oidf;
   return { valid: errors.length === 0, subject: fields.subject, errors, steps };
 }
 

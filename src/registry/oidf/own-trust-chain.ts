@@ -5,7 +5,8 @@
  * endpoints up the `authority_hints`, and the top entity's configuration. The chain is validated
  * (OIDF §10.2, the top's keys as its own configuration states them: the verifier pins the root's keys
  * itself) before it is served. It is rebuilt when a third of its earliest statement's life has passed,
- * when the superior's statement no longer names the key this registry signs with (a rotation), and
+ * when this registry signs with another key (a rotation), when its Ward grant changed (a superior
+ * rotated, or issued a new statement), and
  * at most once per {@link RETRY_MS} while a superior fails; a chain that expired is never served.
  * Without a parent there is none: the registry is its own trust anchor, whose keys a verifier holds
  * already, and its bundles verify with them alone.
@@ -21,22 +22,29 @@ const RETRY_MS = 10_000;
 const MAX_DEPTH = 5;
 
 type ChainDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'registryId' | 'baseUrl' | 'heldTrustMarks' | 'fetch'>;
-type Held = { chain: string[]; iat: number; exp: number; kid: string };
+type Held = { chain: string[]; iat: number; exp: number; kid: string; grant: string };
 
 /** Returns a function answering the chain now (undefined when none can be had); it never throws. */
-export function createOwnTrustChain(deps: ChainDeps, log: (message: string, error?: unknown) => void = () => {}): () => Promise<string[] | undefined> {
+export function createOwnTrustChain(
+  deps: ChainDeps & {
+    /** Changes whenever the Ward grant from the parent does (a superior's rotation or new statement): the chain is rebuilt then too. */
+    grantVersion(): string;
+  },
+  log: (message: string, error?: unknown) => void = () => {},
+): () => Promise<string[] | undefined> {
   let held: Held | undefined;
   let retryAt = 0;
   let inFlight: Promise<void> | undefined;
 
-  const due = (nowMs: number) => !held || held.kid !== deps.signer.kid || nowMs >= (held.iat + (held.exp - held.iat) / 3) * 1000;
+  const due = (nowMs: number) => !held || held.kid !== deps.signer.kid || held.grant !== deps.grantVersion() || nowMs >= (held.iat + (held.exp - held.iat) / 3) * 1000;
 
   async function refresh(): Promise<void> {
     try {
+      const grant = deps.grantVersion();
       const chain = await buildChain(deps);
       const claims = chain.map((jwt) => decodeJwt(jwt));
       const iat = Math.max(...claims.map((c) => c.iat as number));
-      held = { chain, iat, exp: Math.min(...claims.map((c) => c.exp as number)), kid: deps.signer.kid };
+      held = { chain, iat, exp: Math.min(...claims.map((c) => c.exp as number)), kid: deps.signer.kid, grant };
       retryAt = 0;
     } catch (error) {
       retryAt = deps.clock.now().getTime() + RETRY_MS;

@@ -179,7 +179,9 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
   });
   // OpenID Federation: the marks the parent issues about this registry, and its chain to the root.
   const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch });
-  const oidfTrustChain = createOwnTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch }, (message, error) => app.log.warn({ err: error }, message));
+  // A new Ward grant (a superior rotated, or re-issued) rebuilds the OIDF chain: told apart by its statements' signatures.
+  const grantVersion = () => parentLink.trustChain().statements.map((statement) => statement.slice(-16)).join('.');
+  const oidfTrustChain = createOwnTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, grantVersion }, (message, error) => app.log.warn({ err: error }, message));
   const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
   return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, oidfTrustChain, agentTrustMarks: agentMarks };
 }
