@@ -227,6 +227,8 @@ function registerTrustMarkRoutes(app: FastifyInstance, deps: OidfDeps, tags: str
       },
       // Validation is the form reader's (OIDF's error format), not the schema's.
       validatorCompiler: () => () => true,
+      // The mark is a signed token, verified and never stored or logged: its iat/exp are not NHS numbers.
+      config: { phiSignedBody: ['trust_mark'] },
     },
     async (request, reply) =>
       answering(reply as FastifyReply, async () =>

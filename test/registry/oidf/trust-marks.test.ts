@@ -138,7 +138,7 @@ for (const backend of BACKENDS) {
 
       for (const [payloadText, contentType] of [
         ['', 'application/x-www-form-urlencoded'],
-        [`trust_mark=${mark}&trust_mark=${mark}`, 'application/x-www-form-urlencoded'],
+        ['trust_mark=a.b.c&trust_mark=d.e.f', 'application/x-www-form-urlencoded'],
         [JSON.stringify({ trust_mark: mark }), 'application/json'],
       ] as const) {
         const answer = await org.app.inject({ method: 'POST', url: '/v1/oidf/trust-mark-status', headers: { 'content-type': contentType }, payload: payloadText });
@@ -150,6 +150,16 @@ for (const backend of BACKENDS) {
         assert.deepEqual([answer.status, answer.body.error], [404, 'not_found'], url);
       }
       assert.equal((await org.call({ method: 'GET', url: `/v1/oidf/trust-mark?sub=${encodeURIComponent(org.baseUrl)}` })).body.error, 'invalid_request');
+
+      // Regression: a mark's iat or exp decoded from its base64 read as an NHS number about one time in
+      // eleven, and the PHI guard refused the status request. A compact JWS in trust_mark is a signed
+      // token (verified, never stored), not scanned; the same digits as plain text still are.
+      const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const nhsShaped = `${b64({ alg: 'ES256', typ: 'trust-mark+jwt', kid: 'k' })}.${b64({ iss: org.baseUrl, iat: 9434765919, exp: 9434765919 })}.${b64('sig')}`;
+      assert.equal(await statusOf(org, nhsShaped), 'invalid');
+      const plain = await org.app.inject({ method: 'POST', url: '/v1/oidf/trust-mark-status', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'trust_mark=943%20476%205919' });
+      assert.equal(plain.statusCode, 422);
+      assert.equal(JSON.parse(plain.body).error.code, 'PHI_DETECTED');
     });
   });
 }
