@@ -33,7 +33,7 @@ const oidfOnly = (issuer: RunningRegistry, bundle: SignedTrustBundle) => resigne
 
 for (const backend of BACKENDS) {
   describe(`trust bundles carry the OpenID Federation chain [${backend}]`, () => {
-    test('an organisation agent’s bundle verifies back to the root through its OIDF chain with only the root’s keys', async (t) => {
+    test('an organisation agent’s bundle (and its routing advice) verifies back to the root through its OIDF chain with only the root’s keys', async (t) => {
       const { root, sovereign, org } = await threeTiers(t, backend);
       const agent = await registerAgent(org, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
       const bundle = await bundleOf(org, agent.agent_id);
@@ -69,6 +69,14 @@ for (const backend of BACKENDS) {
       assert.deepEqual(codes(await verifyTrustBundle(forged, keysOnly)), ['TRUST_MARK_INVALID']);
       const misfiled = await resigned(org, alone, { trust_marks: [{ trust_mark_type: 'urn:ward:trust-mark:attested', trust_mark: mark.trust_mark }] });
       assert.deepEqual(codes(await verifyTrustBundle(misfiled, keysOnly)), ['TRUST_MARK_INVALID']);
+      // Routing advice carries the same bundle: the chain and the agent's marks, verifying alike.
+      const routed = await org.call({ method: 'POST', url: '/v1/route', payload: { target: agent.agent_id } });
+      assert.equal(routed.status, 200, JSON.stringify(routed.body));
+      const advised = routed.body.trust_bundle as SignedTrustBundle;
+      assert.deepEqual(advised.trust_chain?.map((jwt) => decodeJwt(jwt).sub), [org.baseUrl, org.baseUrl, sovereign.baseUrl, root.baseUrl]);
+      assert.deepEqual(advised.trust_marks?.map((entry) => entry.trust_mark_type), ['urn:ward:trust-mark:trust-validated']);
+      const fromAdvice = await verifyTrustBundle(await oidfOnly(org, advised), keysOnly);
+      assert.deepEqual([codes(fromAdvice), chainStep(fromAdvice)?.status], [[], 'passed']);
       // Past the statements' lifetime the chain no longer stands.
       const later = new Date(Date.now() + (org.app.ward.config.REGISTRY_DELEGATION_TTL_SECONDS + 120) * 1000);
       assert.deepEqual(codes(await verifyTrustBundle(alone, keysOnly, later)), ['TRUST_CHAIN_INVALID']);
