@@ -6,7 +6,8 @@
  * fetch so production never reaches a private address. The statements are returned unverified: the
  * caller checks them against keys it already trusts.
  */
-import { ENTITY_CONFIGURATION_PATH, ENTITY_STATEMENT_MEDIA_TYPE } from '../contract/openid-federation.ts';
+import { ENTITY_CONFIGURATION_PATH, ENTITY_STATEMENT_MEDIA_TYPE, entityIdentifier, oidfEndpointPath } from '../contract/openid-federation.ts';
+import { TRUST_MARK_MEDIA_TYPE } from '../contract/oidf-trust-marks.ts';
 import { BodyTooLargeError, readBodyCapped } from '../core/http/read-capped.ts';
 import { describe } from './registry-transport.ts';
 
@@ -43,16 +44,27 @@ export function fetchSubordinateStatement(fetchEndpoint: string, subject: string
   return getEntityStatement(url.href, options);
 }
 
-async function getEntityStatement(url: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
+/**
+ * GET `{issuer}/v1/oidf/trust-mark?trust_mark_type&sub` (OIDF §8.6, the issuer's
+ * `federation_trust_mark_endpoint` on a Ward registry): a trust mark the issuer signs about `subject`.
+ */
+export function fetchTrustMark(issuerEntityId: string, trustMarkType: string, subject: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
+  const url = new URL(`${entityIdentifier(issuerEntityId)}${oidfEndpointPath('federation_trust_mark_endpoint')}`);
+  url.searchParams.set('trust_mark_type', trustMarkType);
+  url.searchParams.set('sub', subject);
+  return getEntityStatement(url.href, options, TRUST_MARK_MEDIA_TYPE);
+}
+
+async function getEntityStatement(url: string, options: OidfFetchOptions, expected: string = ENTITY_STATEMENT_MEDIA_TYPE): Promise<EntityStatementAnswer> {
   const fetchImpl = options.fetch ?? fetch;
   let status: number | null = null;
   try {
-    const response = await fetchImpl(url, { method: 'GET', headers: { accept: ENTITY_STATEMENT_MEDIA_TYPE }, redirect: 'error', signal: AbortSignal.timeout(options.timeoutMs) });
+    const response = await fetchImpl(url, { method: 'GET', headers: { accept: expected }, redirect: 'error', signal: AbortSignal.timeout(options.timeoutMs) });
     status = response.status;
     const text = await readBodyCapped(response, options.maxBytes ?? ENTITY_STATEMENT_MAX_BYTES);
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (status !== 200) return { ok: false, status, message: `${url} answered HTTP ${status}${oidfError(text)}` };
-    if (mediaType !== ENTITY_STATEMENT_MEDIA_TYPE) return { ok: false, status, message: `${url} answered ${mediaType || 'no content type'}, not ${ENTITY_STATEMENT_MEDIA_TYPE}` };
+    if (mediaType !== expected) return { ok: false, status, message: `${url} answered ${mediaType || 'no content type'}, not ${expected}` };
     return { ok: true, jwt: text.trim() };
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { ok: false, status, message: `${url} answered more than ${error.maxBytes} bytes` };

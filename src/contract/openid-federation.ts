@@ -50,6 +50,9 @@ export const OIDF_ENDPOINTS = [
   { member: 'federation_fetch_endpoint', path: '/v1/oidf/fetch', superiorsOnly: true },
   { member: 'federation_list_endpoint', path: '/v1/oidf/list', superiorsOnly: true },
   { member: 'federation_resolve_endpoint', path: '/v1/oidf/resolve', superiorsOnly: false },
+  // Every registry issues trust marks about its agents (./oidf-trust-marks.ts), superiors about their children too.
+  { member: 'federation_trust_mark_status_endpoint', path: '/v1/oidf/trust-mark-status', superiorsOnly: false },
+  { member: 'federation_trust_mark_endpoint', path: '/v1/oidf/trust-mark', superiorsOnly: false },
 ] as const;
 
 export type OidfEndpointMember = (typeof OIDF_ENDPOINTS)[number]['member'];
@@ -101,6 +104,8 @@ export type EntityStatementClaims = {
   constraints?: OidfConstraints;
   crit?: string[];
   source_endpoint?: string;
+  /** OIDF §3.1.1 (entity configurations only): the marks others issued about the entity. */
+  trust_marks?: Array<{ trust_mark_type: string; trust_mark: string; id?: string }>;
 };
 
 /** The claims of a resolve response (OIDF §8.3.2). */

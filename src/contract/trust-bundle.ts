@@ -1,5 +1,6 @@
 import type { RegistrySigner } from '../core/crypto/signer-types.ts';
 import type { AgentRecord } from './agent-record.ts';
+import type { TrustMarkEntry } from './oidf-trust-marks.ts';
 
 /** Contract §5: the bundle a client keeps to verify an agent or registry offline. */
 export type TrustBundle = {
@@ -16,6 +17,14 @@ export type TrustBundle = {
   trust_level: number;
   issued_at: string;
   expires_at: string;
+  /**
+   * OpenID Federation trust chain from the issuer to the root (OIDF §4: the issuer's entity
+   * configuration, each superior's subordinate statement, the root's entity configuration), when the
+   * issuer holds one; verifiers prefer it to `statements` (docs/federation.md, "Migration").
+   */
+  trust_chain?: string[];
+  /** OIDF trust marks the issuer gives the subject (agent bundles; docs/federation.md, "Trust marks"). */
+  trust_marks?: TrustMarkEntry[];
 };
 
 export type SignedTrustBundle = TrustBundle & { signed_bundle: string };
@@ -31,11 +40,13 @@ export type BundleContext = {
   registryId: string;
   delegationChain: string[];
   statements: string[];
+  /** The issuer's OIDF trust chain to the root, when it holds one. */
+  trustChain?: string[] | undefined;
   now: Date;
 };
 
 /** The bundle for an agent of this registry, signed by the registry's current key. */
-export function agentTrustBundle(record: AgentRecord, context: BundleContext): Promise<SignedTrustBundle> {
+export function agentTrustBundle(record: AgentRecord, context: BundleContext & { trustMarks?: TrustMarkEntry[] }): Promise<SignedTrustBundle> {
   return signedBundle(
     {
       subject: record.agent_id,
@@ -43,6 +54,7 @@ export function agentTrustBundle(record: AgentRecord, context: BundleContext): P
       jwks: { keys: record.trust.jwks?.keys ?? [] },
       attestations: record.trust.attestations,
       trust_level: record.trust_validation.level,
+      ...(context.trustMarks ? { trust_marks: context.trustMarks } : {}),
     },
     context,
   );
@@ -58,7 +70,7 @@ export function childRegistryTrustBundle(child: { registry_id: string; jwks: { k
   return signedBundle({ subject: child.registry_id, jwks: { keys: child.jwks.keys } }, context);
 }
 
-type BundleSubject = Pick<TrustBundle, 'subject' | 'jwks'> & Partial<Pick<TrustBundle, 'certificates' | 'attestations' | 'trust_level'>>;
+type BundleSubject = Pick<TrustBundle, 'subject' | 'jwks'> & Partial<Pick<TrustBundle, 'certificates' | 'attestations' | 'trust_level' | 'trust_marks'>>;
 
 /** Issuer, chain and validity come from this registry; the JWS covers every other field. */
 async function signedBundle(subject: BundleSubject, context: BundleContext): Promise<SignedTrustBundle> {
@@ -73,6 +85,8 @@ async function signedBundle(subject: BundleSubject, context: BundleContext): Pro
     trust_level: subject.trust_level ?? 0,
     issued_at: context.now.toISOString(),
     expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
+    ...(context.trustChain && context.trustChain.length > 0 ? { trust_chain: context.trustChain } : {}),
+    ...(subject.trust_marks ? { trust_marks: subject.trust_marks } : {}),
   };
   return { ...bundle, signed_bundle: await context.signer.sign(bundle, BUNDLE_TYP) };
 }

@@ -1,5 +1,7 @@
 import fastifyPlugin from 'fastify-plugin';
 import type { Clock } from '../core/clock.ts';
+import type { AgentRecord } from '../contract/agent-record.ts';
+import type { TrustMarkEntry } from '../contract/oidf-trust-marks.ts';
 import type { Config } from '../core/config.ts';
 import type { RegistrySigner } from './trust/registry-signer.ts';
 import type { Storage } from './storage/database.ts';
@@ -49,6 +51,12 @@ export type RegistryServices = {
   readonly registryId: string;
   /** The delegation chain from the root down to this registry, and the statements that prove it. */
   trustChain(): { delegationChain: string[]; statements: string[] };
+  /** This registry's OpenID Federation trust chain to the root (oidf/own-trust-chain.ts), when it has one. */
+  oidfTrustChain(): Promise<string[] | undefined>;
+  /** The OIDF trust marks its parent issued about this registry, for its entity configuration. */
+  heldTrustMarks(): Promise<TrustMarkEntry[]>;
+  /** The OIDF trust marks this registry gives one of its agents now (oidf/trust-marks.ts). */
+  agentTrustMarks(record: AgentRecord): Promise<TrustMarkEntry[]>;
   /** Every route registered, as method and URL pattern (HEAD twins and CORS preflight left out). */
   readonly routes: ReadonlyArray<{ method: string; url: string }>;
   /** Computer use: the browser on the console (docs/computer-use.md). */

@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { resolveTrustChains } from '@openid-federation/core';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { federationUp, type Federation, type RunningTier } from '../../src/service/federation-up.ts';
-import { getJson, postJson, startRegistryProcess, stopRegistryProcess } from '../helpers/federation-processes.ts';
+import { fetchBundle, getJson, postJson, readSigningKey, resignBundle, startRegistryProcess, stopRegistryProcess } from '../helpers/federation-processes.ts';
+import { runWard } from '../helpers/ward-process.ts';
+import { writeFileSync } from 'node:fs';
 import { eventually } from '../helpers/eventually.ts';
 import { oidfVerifyHook } from '../helpers/oidf-verify-hook.ts';
 
@@ -113,6 +115,36 @@ describe('OpenID Federation: three real registry processes resolved by @openid-f
     assert.equal((resolved.metadata as Record<string, Record<string, unknown>>).ward_registry?.registry_id, org.registryId);
   });
 
+  test('ward trust verify verifies an organisation agent’s bundle back to the root through the OIDF chain, with only the root’s keys', async (t) => {
+    const [agent] = tiers.federation?.agents.organisation ?? [];
+    assert.ok(agent, 'federation up seeds organisation agents');
+    // The organisation builds its chain once it is asked for a bundle (and its superiors answer).
+    const bundle = await eventually(async () => {
+      const candidate = await fetchBundle(org, agent);
+      return candidate.trust_chain ? candidate : undefined;
+    }, 'a bundle carrying the OIDF trust chain');
+    assert.deepEqual(bundle.trust_chain?.map((jwt) => decodeJwt(jwt).sub), [org.url, org.url, sovereign.url, root.url]);
+    // The form after the migration: no Ward delegation statements, the OIDF chain alone proves the issuer.
+    const alone = await resignBundle(bundle, { statements: [], delegation_chain: [org.registryId] }, await readSigningKey(join(tiers.dir, org.name)));
+    const rootKeys = (await getJson(`${root.url}/.well-known/jwks.json`)).body;
+    const write = (name: string, value: unknown) => {
+      const path = join(tiers.dir, name);
+      writeFileSync(path, JSON.stringify(value));
+      return path;
+    };
+    const cli = await runWard(t, ['trust', 'verify', write('oidf-bundle.json', alone), '--anchor', write('root-jwks.json', rootKeys), '--online']);
+    assert.equal(cli.code, 0, `${cli.stdout}${cli.stderr}`);
+    assert.match(cli.stdout, /oidf:\s+OpenID Federation trust chain .*→.*/);
+    assert.match(cli.stdout, /result:\s+valid/);
+    for (const url of [org.url, sovereign.url, root.url]) assert.ok(cli.stdout.includes(url), url);
+
+    // The sovereign's keys as the anchor: the chain does not validate, and the CLI says so.
+    const sovereignKeys = (await getJson(`${sovereign.url}/.well-known/jwks.json`)).body;
+    const refused = await runWard(t, ['trust', 'verify', write('oidf-bundle.json', alone), '--anchor', write('sovereign-jwks.json', sovereignKeys)]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stdout, /TRUST_CHAIN_INVALID/);
+  });
+
   test('an expired subordinate statement makes resolution fail', async (t) => {
     // The resolver's clock past the statements' exp (TTL_SECONDS) but inside the configurations' hour.
     t.mock.timers.enable({ apis: ['Date'], now: Date.now() + (TTL_SECONDS + 120) * 1000 });
@@ -160,12 +192,30 @@ describe('OpenID Federation: three real registry processes resolved by @openid-f
     assert.equal((await resolve(org.url)).chains.length, 1);
   });
 
-  test('a revoked subordinate makes resolution fail: its superior gives no statement about it', async () => {
+  test('a revoked subordinate makes resolution fail: its superior gives no statement about it, and its trust mark’s status says revoked', async () => {
+    // The sovereign's delegated-registry mark, carried in the organisation's configuration, verifies
+    // with jose against the sovereign's federation keys and is active at the sovereign's status endpoint.
+    const configuration = decodeJwt(await (await fetch(`${org.url}/.well-known/openid-federation`)).text());
+    const [entry] = configuration.trust_marks as Array<{ trust_mark_type: string; trust_mark: string }>;
+    assert.equal(entry?.trust_mark_type, 'urn:ward:trust-mark:delegated-registry');
+    const sovereignConfiguration = decodeJwt(await (await fetch(`${sovereign.url}/.well-known/openid-federation`)).text());
+    const { payload } = await compactVerify(entry.trust_mark, createLocalJWKSet(sovereignConfiguration.jwks as JSONWebKeySet));
+    assert.deepEqual([JSON.parse(new TextDecoder().decode(payload)).iss, JSON.parse(new TextDecoder().decode(payload)).sub], [sovereign.url, org.url]);
+    const statusEndpoint = (sovereignConfiguration.metadata as Record<string, Record<string, string>>).federation_entity?.federation_trust_mark_status_endpoint as string;
+    const statusOf = async () => {
+      const answer = await fetch(statusEndpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ trust_mark: entry.trust_mark }) });
+      assert.equal(answer.headers.get('content-type'), 'application/trust-mark-status-response+jwt', await answer.clone().text());
+      const { payload: status } = await compactVerify(await answer.text(), createLocalJWKSet(sovereignConfiguration.jwks as JSONWebKeySet));
+      return JSON.parse(new TextDecoder().decode(status)).status as string;
+    };
+    assert.equal(await statusOf(), 'active');
+
     const revoked = await postJson(`${sovereign.url}/v1/registries/${encodeURIComponent(org.registryId)}/revoke`, { reason: 'contract ended' });
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
     const fetched = await getJson(`${sovereign.url}/v1/oidf/fetch?sub=${encodeURIComponent(org.url)}`);
     assert.deepEqual([fetched.status, fetched.body.error], [404, 'not_found']);
     await assertUnresolvable(org.url, /content-type|not_found|no chain/);
     assert.equal((await resolve(sovereign.url)).chains.length, 1, 'the sovereign still resolves');
+    assert.equal(await statusOf(), 'revoked');
   });
 });

@@ -41,8 +41,8 @@ describe('OpenAPI document', () => {
   test('state-changing operations document the X-Idempotency-Key header', async (t) => {
     const registry = await buildTestRegistry(t, 'sqlite');
     const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
-    // Contract §2: routing advice changes nothing and ignores the key.
-    const readOnlyPosts = new Set(['/v1/route']);
+    // Contract §2: routing advice changes nothing and ignores the key; nor does asking for a trust mark's status (OIDF §8.4).
+    const readOnlyPosts = new Set(['/v1/route', '/v1/oidf/trust-mark-status']);
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
       if (readOnlyPosts.has(path)) continue;
       for (const method of ['post', 'put']) {

@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { verifyTrustBundle, type TrustAnchorInput } from '../../client/trust/bundle-verifier.ts';
+import { TRUST_CHAIN_STEP, verifyTrustBundle, type TrustAnchorInput } from '../../client/trust/bundle-verifier.ts';
 import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward trust verify <bundle.json> --anchor <anchor.json> [--online] [--at <time>]
 
-Verifies a trust bundle and its delegation chain against the root's keys (docs/federation.md):
+Verifies a trust bundle and its chain against the root's keys (docs/federation.md): the OpenID
+Federation trust_chain when the bundle carries one, and Ward's delegation statements when it does:
   --anchor  the trust anchor: a JWKS as served at /.well-known/jwks.json, or
             {"jwks": {...}, "registry_id": "registry://…", "api_base_url": "https://…"}
   --online  also ask each statement's issuer whether its subject is still active
-            (the first issuer at the anchor's api_base_url); fails closed when it cannot
+            (the first issuer at the anchor's api_base_url; an OIDF statement at the
+            source_endpoint its issuer signed); fails closed when it cannot
   --at      verify as of this RFC 3339 time instead of now
 Exit status: 0 valid, 1 invalid, 2 usage (missing arguments, unreadable or invalid files).
 
@@ -87,10 +89,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function report(bundle: unknown, result: Awaited<ReturnType<typeof verifyTrustBundle>>, online: boolean): string {
   const chain = isObject(bundle) && Array.isArray(bundle.delegation_chain) ? bundle.delegation_chain.map(String) : [];
+  const oidf = result.steps.find((step) => step.name === TRUST_CHAIN_STEP);
   const lines = [
     `subject: ${result.subject ?? '(none)'}`,
     `chain:   ${chain.length > 0 ? chain.join('\n         → ') : '(none)'}`,
   ];
+  if (oidf) lines.push(`oidf:    ${oidf.status === 'passed' ? 'OpenID Federation trust chain ' : 'OpenID Federation trust chain NOT valid: '}${oidf.detail}`);
   if (result.valid) {
     lines.push(`result:  valid${online ? ' (every statement confirmed active by its issuer)' : ' (offline)'}`);
   } else {

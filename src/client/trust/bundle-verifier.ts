@@ -1,9 +1,11 @@
-import { isDeepStrictEqual } from 'node:util';
-import type { ChainVerificationCode, ChainVerificationError } from './chain-errors.ts';
+import type { ChainVerificationError } from './chain-errors.ts';
 import { subjectConstraintErrors, walkDelegationChain, type CheckedStatement } from './chain-verifier.ts';
-import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type KeySetVerification, type PublishedJwk } from '../../core/crypto/key-set.ts';
+import { readProtectedHeader, type PublishedJwk } from '../../core/crypto/key-set.ts';
+import { bundleSignatureErrors } from './bundle-signature.ts';
+import { verifyBundleTrustChain } from './oidf-chain-check.ts';
+export { TRUST_CHAIN_STEP } from './oidf-chain-check.ts';
 import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
-import { BUNDLE_TYP, type TrustBundle } from '../../contract/trust-bundle.ts';
+import type { TrustBundle } from '../../contract/trust-bundle.ts';
 
 /**
  * What the verifier trusts: the root's public keys (each optionally bounded by `not_before` /
@@ -19,6 +21,10 @@ export type BundleVerificationError = ChainVerificationError;
  */
 export type VerificationStep = { name: string; status: 'passed' | 'failed' | 'skipped'; detail: string; errors: BundleVerificationError[] };
 
+/**
+ * The issuer's keys are proven by the OpenID Federation `trust_chain` when the bundle carries one
+ * (preferred: then `steps` has {@link TRUST_CHAIN_STEP}), else by Ward's delegation `statements`.
+ */
 export type BundleVerification = { valid: boolean; subject?: string; errors: BundleVerificationError[]; steps: VerificationStep[] };
 
 export type BundleVerificationOptions = {
@@ -26,13 +32,6 @@ export type BundleVerificationOptions = {
   online?: OnlineStatusOptions;
 };
 
-const BUNDLE_KEY_CODES: Readonly<Record<Extract<KeySetVerification, { ok: false }>['problem'], ChainVerificationCode>> = {
-  'key-unknown': 'BUNDLE_KEY_UNKNOWN',
-  'key-expired': 'KEY_EXPIRED',
-  'key-not-yet-valid': 'KEY_NOT_YET_VALID',
-  'signature-invalid': 'BUNDLE_SIGNATURE_INVALID',
-  'payload-not-json': 'BUNDLE_MALFORMED',
-};
 
 /**
  * Verifies a trust bundle against a trust anchor (docs/federation.md, "Verifying a chain"): the chain
@@ -63,6 +62,11 @@ export async function verifyTrustBundle(
   const { signed_bundle: jws, ...fields } = bundle;
   const header = readProtectedHeader(jws);
   if (!header) return malformed('signed_bundle is not a compact JWS');
+  // The migration (docs/federation.md, "One chain"): a bundle carrying only the OIDF trust_chain holds
+  // by it alone; one carrying Ward's statements too must hold by both (its own signature checked once).
+  const legacy = bundle.trust_chain === undefined || fields.statements.length > 0;
+  const oidf = bundle.trust_chain === undefined ? [] : await verifyBundleTrustChain({ jws, header, fields, anchor, now, step, online: options.online, checkSignature: !legacy });
+  if (!legacy) return { valid: oidf.length === 0, subject: fields.subject, errors: oidf, steps };
   const shape = chainShapeErrors(fields, anchor);
   step('Delegation chain', fields.delegation_chain.join(' → ') || '(empty)', shape);
 
@@ -86,7 +90,10 @@ export async function verifyTrustBundle(
   );
   const status = options.online ? await checkStatementStatuses(walk.statements, anchor.api_base_url, now, options.online) : [];
   if (options.online) step('Online status', 'each issuer confirms its statement is still active', status);
-  const errors = [...shape, ...walk.errors, ...constraints, ...signature, ...status];
+  const wardErrors = [...shape, ...walk.errors, ...constraints, ...signature, ...status];
+  // One fault (an expired or foreign link, a retired key) usually breaks both chains: while a bundle
+  // carries both, Ward's findings are reported, and the OIDF chain's once those pass.
+  const errors = wardErrors.length > 0 ? wardErrors : oidf;
   return { valid: errors.length === 0, subject: fields.subject, errors, steps };
 }
 
@@ -108,28 +115,6 @@ function chainShapeErrors(fields: TrustBundle, anchor: TrustAnchorInput): Bundle
   // A registry appears once: a child named like an ancestor would otherwise speak as that ancestor.
   if (new Set(chain).size !== chain.length) errors.push(mismatch('a registry appears more than once in the delegation chain'));
   if (anchor.registry_id && chain.slice(1).includes(anchor.registry_id)) errors.push(mismatch('a statement names the anchor itself as a subject'));
-  return errors;
-}
-
-async function bundleSignatureErrors(
-  jws: string,
-  header: Record<string, unknown>,
-  fields: TrustBundle,
-  issuerKeys: readonly PublishedJwk[],
-  now: Date,
-): Promise<BundleVerificationError[]> {
-  const errors: BundleVerificationError[] = [];
-  const offered = offeredKeyMembers(header);
-  if (offered.length > 0) errors.push({ code: 'KEY_URL_REFUSED', message: `bundle: the header offers a key (${offered.join(', ')}); keys come only from the chain` });
-  if (header.typ !== BUNDLE_TYP) errors.push({ code: 'BUNDLE_MALFORMED', message: `bundle: typ is ${String(header.typ)}, not ${BUNDLE_TYP}` });
-  const verified = await verifyWithKeySet(jws, header, issuerKeys, now);
-  if (!verified.ok) return [...errors, { code: BUNDLE_KEY_CODES[verified.problem], message: `bundle: ${verified.message} (the issuer's keys)` }];
-  if (!isDeepStrictEqual(verified.payload, fields)) errors.push({ code: 'BUNDLE_TAMPERED', message: 'the bundle differs from what was signed' });
-
-  const issued = Date.parse(fields.issued_at);
-  const expires = Date.parse(fields.expires_at);
-  if (!(expires > now.getTime() - SKEW_MS)) errors.push({ code: 'BUNDLE_EXPIRED', message: 'the bundle has expired' });
-  if (!(issued <= now.getTime() + SKEW_MS)) errors.push({ code: 'BUNDLE_NOT_YET_VALID', message: 'the bundle is not yet valid' });
   return errors;
 }
 

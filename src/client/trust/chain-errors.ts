@@ -24,6 +24,8 @@ export const CHAIN_VERIFICATION_CODES = [
   'CONSTRAINT_TIER',
   'STATEMENT_REVOKED',
   'STATUS_UNAVAILABLE',
+  'TRUST_CHAIN_INVALID',
+  'TRUST_MARK_INVALID',
 ] as const;
 
 export type ChainVerificationCode = (typeof CHAIN_VERIFICATION_CODES)[number];

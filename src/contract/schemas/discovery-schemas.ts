@@ -137,6 +137,10 @@ export const TrustBundleSchema = Type.Object(
     trust_level: Type.Integer(),
     issued_at: Type.String({ format: 'date-time' }),
     expires_at: Type.String({ format: 'date-time' }),
+    trust_chain: Type.Optional(Type.Array(Type.String(), { description: "OpenID Federation trust chain from the issuer to the root (compact JWSs: the issuer's entity configuration, the superiors' statements, the root's configuration)" })),
+    trust_marks: Type.Optional(
+      Type.Array(Type.Object({ trust_mark_type: Type.String(), id: Type.Optional(Type.String({ description: 'trust_mark_type again, for pre-final OIDF resolvers' })), trust_mark: Type.String({ description: 'A trust-mark+jwt by the issuer' }) }), { description: 'OpenID Federation trust marks the issuer gives the subject' }),
+    ),
     signed_bundle: Type.String({ description: 'JWS by the registry over the other fields' }),
   },
   { title: 'TrustBundle' },

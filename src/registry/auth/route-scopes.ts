@@ -19,6 +19,9 @@ const PUBLIC = new Set([
   'GET /v1/oidf/fetch',
   'GET /v1/oidf/list',
   'GET /v1/oidf/resolve',
+  // Trust marks (issue and status): signed, about what the registry checked; the status POST changes nothing.
+  'GET /v1/oidf/trust-mark',
+  'POST /v1/oidf/trust-mark-status',
   // What the FHIR directory supports: clients read it before they authenticate (docs/fhir.md).
   'GET /fhir/metadata',
 ]);

@@ -28,7 +28,7 @@ export function registerPhiGuard(app: FastifyInstance): void {
       ...scanHeadersForPhi(request.headers),
       ...(request.body === undefined
         ? []
-        : scanForPhi(request.body).map((f) => ({ detector: f.detector, in: 'body', pointer: f.pointer }))),
+        : scanForPhi(scannedBody(request)).map((f) => ({ detector: f.detector, in: 'body', pointer: f.pointer }))),
     ];
     if (findings.length > 0) {
       throw new WardError(
@@ -49,6 +49,13 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Query parameters of this route that are numbers in a string (positions such as a cursor). */
     phiNumericQuery?: readonly string[];
+    /**
+     * Top-level body members of this route that carry a signed token (a compact JWS) the route verifies
+     * and never stores or logs, like the credential headers left unscanned: decoded, a token's numeric
+     * claims (`iat`, `exp`) read as identifiers about one time in eleven. Only a value of the shape of a
+     * compact JWS is left out; anything else in the member is scanned.
+     */
+    phiSignedBody?: readonly string[];
   }
 }
 
@@ -69,6 +76,18 @@ function freeTextQuery(request: FastifyRequest): Record<string, unknown> {
     if (typeof value === 'string' && /^\d{1,20}$/.test(value)) delete query[name];
   }
   return query;
+}
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** The body to scan: without the members the route declares signed (`phiSignedBody`) that hold a compact JWS. */
+function scannedBody(request: FastifyRequest): unknown {
+  const signed = request.routeOptions.config.phiSignedBody ?? [];
+  const body = request.body;
+  if (signed.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const kept: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const name of signed) if (typeof kept[name] === 'string' && COMPACT_JWS.test(kept[name])) delete kept[name];
+  return kept;
 }
 
 /** Iterative, so a hostile body cannot overflow the stack. */

@@ -15,6 +15,7 @@ import {
   type EntityStatementClaims,
   type WardRegistryMetadata,
 } from '../../contract/openid-federation.ts';
+import type { TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 
@@ -37,8 +38,13 @@ export function isSuperior(deps: Pick<OidfDeps, 'config'>): boolean {
   return deps.config.REGISTRY_TIER !== 'organisational';
 }
 
-/** The claims of this registry's entity configuration at `now`. */
-export function entityConfigurationClaims(deps: Omit<OidfDeps, 'fetch' | 'activeChildren' | 'revoked'>, now: Date): EntityStatementClaims {
+type ConfigurationDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'registryId' | 'baseUrl'>;
+
+/**
+ * The claims of this registry's entity configuration at `now`, with the `trust_marks` others issued
+ * about it (OIDF §3.1.1: trust marks are carried in the subject's own entity configuration).
+ */
+export function entityConfigurationClaims(deps: ConfigurationDeps, now: Date, trustMarks: TrustMarkEntry[] = []): EntityStatementClaims {
   const id = ownEntityId(deps);
   const iat = Math.floor(now.getTime() / 1000);
   const parent = parentEntityId(deps);
@@ -64,12 +70,14 @@ export function entityConfigurationClaims(deps: Omit<OidfDeps, 'fetch' | 'active
       [FEDERATION_ENTITY_TYPE]: { ...endpoints, organization_name: deps.config.REGISTRY_NAME },
       [WARD_REGISTRY_ENTITY_TYPE]: ward,
     },
+    ...(trustMarks.length > 0 ? { trust_marks: trustMarks } : {}),
   };
 }
 
 /** The entity configuration, signed with the registry's current key (`typ: entity-statement+jwt`). */
-export async function signEntityConfiguration(deps: Omit<OidfDeps, 'fetch' | 'activeChildren' | 'revoked'>): Promise<string> {
+export async function signEntityConfiguration(deps: ConfigurationDeps & Pick<OidfDeps, 'heldTrustMarks'>): Promise<string> {
+  const trustMarks = await deps.heldTrustMarks();
   // A rotation on another instance shows here within seconds, as in /.well-known/jwks.json.
   await deps.signer.refreshIfStale();
-  return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now()), ENTITY_STATEMENT_TYP);
+  return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now(), trustMarks), ENTITY_STATEMENT_TYP);
 }

@@ -1,3 +1,4 @@
+import type { AgentRecord } from '../../contract/agent-record.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
@@ -15,6 +16,10 @@ export type OidfDeps = {
   baseUrl(): string;
   /** Set when this registry's parent revoked it: it then issues no subordinate statements. */
   revoked(): { reason: string | null } | undefined;
+  /** The agent of this registry with URI `agentId`, or undefined (for its trust marks). */
+  agent(agentId: string): Promise<AgentRecord | undefined>;
+  /** The trust marks others issued about this registry, for its entity configuration (./parent-trust-marks.ts). */
+  heldTrustMarks(): Promise<Array<{ trust_mark_type: string; trust_mark: string }>>;
   /** The fetch to reach other entities with (the registry's guarded fetch). */
   fetch: typeof fetch;
 };

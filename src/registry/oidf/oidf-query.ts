@@ -1,12 +1,11 @@
 /**
  * Reading the query parameters of the OIDF endpoints (OIDF §8.1.1, §8.2.1, §8.3.1) into what the
  * endpoints need, refusing in OIDF's terms: a missing or repeated single parameter, or an entity
- * identifier that is not an http(s) URL without query or fragment, is `invalid_request`; the list
- * endpoint's trust-mark filters are `unsupported_parameter` (Ward issues no trust marks yet).
+ * identifier that is not an http(s) URL without query or fragment, is `invalid_request`.
  * Parameters OIDF does not define are ignored, as it requires.
  */
 import { entityIdentifier } from '../../contract/openid-federation.ts';
-import { OidfError } from './oidf-error.ts';
+import { OidfError } from '../../client/oidf/oidf-error.ts';
 import type { SubordinateFilter } from './subordinate-statements.ts';
 import type { ResolveRequest } from './trust-chain-resolver.ts';
 
@@ -50,14 +49,35 @@ export function subjectQuery(query: RawQuery): string {
   return entityId(sub, 'sub');
 }
 
-/** The list endpoint's filters. */
+/** The list endpoint's filters, the trust-mark ones included (OIDF §8.2.1). */
 export function listQuery(query: RawQuery): SubordinateFilter {
-  for (const name of ['trust_marked', 'trust_mark_type']) {
-    if (query[name] !== undefined) throw new OidfError('unsupported_parameter', `${name}: this registry issues no trust marks yet.`);
-  }
   const intermediate = single(query, 'intermediate');
   if (intermediate !== undefined && intermediate !== 'true' && intermediate !== 'false') throw bad('intermediate must be true or false.');
-  return { entityTypes: all(query, 'entity_type'), ...(intermediate === undefined ? {} : { intermediate: intermediate === 'true' }) };
+  const trustMarked = single(query, 'trust_marked');
+  if (trustMarked !== undefined && trustMarked !== 'true' && trustMarked !== 'false') throw bad('trust_marked must be true or false.');
+  const trustMarkType = single(query, 'trust_mark_type');
+  return {
+    entityTypes: all(query, 'entity_type'),
+    ...(intermediate === undefined ? {} : { intermediate: intermediate === 'true' }),
+    ...(trustMarked === 'true' ? { trustMarked: true } : {}),
+    ...(trustMarkType === undefined ? {} : { trustMarkType }),
+  };
+}
+
+/** The trust mark endpoint's `trust_mark_type` and `sub` (OIDF §8.6.1), both required. */
+export function trustMarkQuery(query: RawQuery): { type: string; sub: string } {
+  const type = single(query, 'trust_mark_type');
+  if (type === undefined || type === '') throw bad('trust_mark_type is required.');
+  return { type, sub: subjectQuery(query) };
+}
+
+/** The status endpoint's form (OIDF §8.4.1): one `trust_mark`, sent as `application/x-www-form-urlencoded`. */
+export function trustMarkStatusForm(contentType: string | undefined, body: unknown): string {
+  const form = (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+  if (!form || typeof body !== 'object' || body === null) throw bad('The request is a form (application/x-www-form-urlencoded) with trust_mark.');
+  const mark = single(body as RawQuery, 'trust_mark');
+  if (mark === undefined || mark === '') throw bad('trust_mark is required.');
+  return mark;
 }
 
 /** The resolve endpoint's subject, trust anchors (at least one, at most five) and entity types. */

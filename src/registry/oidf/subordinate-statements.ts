@@ -16,10 +16,11 @@ import {
   type EntityStatementClaims,
 } from '../../contract/openid-federation.ts';
 import { childConstraints, type ChildTier } from '../../contract/delegation-statement.ts';
+import { WARD_TRUST_MARKS } from '../../contract/oidf-trust-marks.ts';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { RegistryRow } from '../storage/stores/registry-store.ts';
 import { ownEntityId } from './entity-configuration.ts';
-import { OidfError } from './oidf-error.ts';
+import { OidfError } from '../../client/oidf/oidf-error.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 
 /** The entity types every Ward registry has: a subordinate list filtered by others is empty. */
@@ -79,16 +80,27 @@ export async function signSubordinateStatement(deps: OidfDeps, sub: string): Pro
   return deps.signer.sign(subordinateStatementClaims(deps, row, deps.clock.now()), ENTITY_STATEMENT_TYP);
 }
 
-export type SubordinateFilter = { entityTypes: string[]; intermediate?: boolean };
+export type SubordinateFilter = { entityTypes: string[]; intermediate?: boolean; trustMarked?: boolean; trustMarkType?: string };
+
+/**
+ * Whether an active child with an address passes the trust-mark filters: every such child holds this
+ * registry's `delegated-registry` mark (it is issued for exactly them), and no other mark of a type
+ * Ward issues about registries.
+ */
+function passesTrustMarkFilter(filter: SubordinateFilter): boolean {
+  if (filter.trustMarkType === undefined) return true;
+  return WARD_TRUST_MARKS.some((mark) => mark.subject === 'registry' && mark.type === filter.trustMarkType);
+}
 
 /**
  * The list endpoint's answer (OIDF §8.2): the entity identifiers of the active children with an
  * address, in registry-URI order. `intermediate` keeps sovereign children (they take subordinates)
  * or organisational ones; `entity_type` keeps all of them when every type asked is one a Ward
- * registry has, none otherwise.
+ * registry has, none otherwise; `trust_mark_type` all of them for `delegated-registry`, none otherwise.
  */
 export async function listSubordinates(deps: OidfDeps, filter: SubordinateFilter): Promise<string[]> {
-  if (!filter.entityTypes.every((type) => SUBORDINATE_ENTITY_TYPES.has(type))) return [];
+  if (!filter.entityTypes.every((type) => SUBORDINATE_ENTITY_TYPES.has(type)) || !passesTrustMarkFilter(filter)) return [];
+  // trust_marked=true keeps the children holding a mark: all of them hold delegated-registry.
   const rows = await deps.activeChildren();
   const ids = rows
     .filter((row) => row.api_base_url !== null)

@@ -14,10 +14,10 @@ import { RESOLVE_RESPONSE_TYP, entityIdentifier, type EntityMetadata, type Resol
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import { fetchEntityConfiguration, fetchSubordinateStatement } from '../../client/openid-federation-client.ts';
 import { ownEntityId } from './entity-configuration.ts';
-import { resolveMetadata } from './metadata-policy.ts';
-import { OidfError } from './oidf-error.ts';
+import { resolveMetadata } from '../../client/oidf/metadata-policy.ts';
+import { OidfError } from '../../client/oidf/oidf-error.ts';
 import type { OidfDeps } from './oidf-deps.ts';
-import { readEntityStatement, validateTrustChain } from './trust-chain-validation.ts';
+import { readEntityStatement, validateTrustChain } from '../../client/oidf/trust-chain-validation.ts';
 
 const MAX_DEPTH = 5;
 const HINTS_PER_ENTITY = 3;

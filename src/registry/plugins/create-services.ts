@@ -15,6 +15,9 @@ import { openEventHub, type EventHub } from '../events/event-hub.ts';
 import { createChildRegistries } from '../federation/child-registries.ts';
 import { createFederatedDiscovery } from '../federation/federated-discovery.ts';
 import { createParentLink } from '../federation/parent-link.ts';
+import { createHeldTrustMarks } from '../oidf/parent-trust-marks.ts';
+import { createOwnTrustChain } from '../oidf/own-trust-chain.ts';
+import { agentTrustMarks } from '../oidf/trust-marks.ts';
 import { createHealthProber } from '../health/health-prober.ts';
 import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service.ts';
 import { createLedgerService } from '../ledger/ledger-service.ts';
@@ -57,7 +60,7 @@ export async function createRegistryServices(
     ...(config.REGISTRY_API_KEY_SECRET ? { secret: config.REGISTRY_API_KEY_SECRET } : {}),
   });
   const identity = registryIdentity(app, config);
-  const federation = await createFederation(app, base, identity.registryId);
+  const federation = await createFederation(app, base, identity);
   const agents = createAgentService({
     storage,
     clock,
@@ -145,14 +148,15 @@ function registryIdentity(app: FastifyInstance, config: Config): Identity {
   return { registryId, baseUrl, routes };
 }
 
-type Federation = Pick<RegistryServices, 'parentLink' | 'trustChain' | 'childRegistries' | 'federatedDiscovery'>;
+type Federation = Pick<RegistryServices, 'parentLink' | 'trustChain' | 'childRegistries' | 'federatedDiscovery' | 'oidfTrustChain' | 'heldTrustMarks' | 'agentTrustMarks'>;
 
 /**
  * The registry's place in a federation: its link to its parent and its children. A registry without a
  * parent is its own trust anchor (contract §5); with one, the chain is the last grant its parent gave
  * (docs/federation.md).
  */
-async function createFederation(app: FastifyInstance, base: ServiceFoundation, registryId: string): Promise<Federation> {
+async function createFederation(app: FastifyInstance, base: ServiceFoundation, identity: Identity): Promise<Federation> {
+  const { registryId, baseUrl } = identity;
   const { config, storage, clock, signer } = base;
   // Federation fetches URLs others chose: in production never a private or loopback address (SSRF).
   const fetch = createGuardedFetch({ allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS });
@@ -176,7 +180,13 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, r
     timeoutMs: config.REGISTRY_FEDERATION_TIMEOUT_MS,
     fetch,
   });
-  return { parentLink, trustChain, childRegistries, federatedDiscovery };
+  // OpenID Federation: the marks the parent issues about this registry, and its chain to the root.
+  const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch });
+  // A new Ward grant (a superior rotated, or re-issued) rebuilds the OIDF chain: told apart by its statements' signatures.
+  const grantVersion = () => parentLink.trustChain().statements.map((statement) => statement.slice(-16)).join('.');
+  const oidfTrustChain = createOwnTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, grantVersion }, (message, error) => app.log.warn({ err: error }, message));
+  const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
+  return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, oidfTrustChain, agentTrustMarks: agentMarks };
 }
 
 /** Discovery (local and federated) and routing: how a caller finds an agent and one of its endpoints. */
@@ -197,7 +207,7 @@ function createFinding(
     committedSeq,
     now: () => clock.now().getTime(),
   });
-  const { federatedDiscovery, trustChain } = federation;
+  const { federatedDiscovery, trustChain, oidfTrustChain, agentTrustMarks: agentMarks } = federation;
   const discoveryAnswers = createDiscoveryAnswers({ config, discovery, federatedDiscovery, signer, clock, baseUrl: identity.baseUrl, committedSeq });
   const routing = createRoutingService({
     agents,
@@ -206,6 +216,8 @@ function createFinding(
     signer,
     registryId: identity.registryId,
     trustChain,
+    oidfTrustChain,
+    agentTrustMarks: agentMarks,
     signResponses: config.REGISTRY_SIGN_RESPONSES,
     staleAfterMs: 3 * config.REGISTRY_HEALTH_INTERVAL_MS,
     committedSeq,

@@ -30,7 +30,7 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     async (request) => {
       refuseIfRevoked(ward);
       const { subject } = request.query;
-      const context = { signer: ward.signer, registryId: ward.registryId, ...ward.trustChain(), now: ward.clock.now() };
+      const context = { signer: ward.signer, registryId: ward.registryId, ...ward.trustChain(), trustChain: await ward.oidfTrustChain(), now: ward.clock.now() };
       if (subject === ward.registryId) return registryTrustBundle(context);
       if (REGISTRY_URI.test(subject)) {
         // A child registry: this registry vouches for its keys, as its delegation statements do.
@@ -55,7 +55,7 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
           trust_validation_state: record.trust_validation.state,
         });
       }
-      return agentTrustBundle(record, context);
+      return agentTrustBundle(record, { ...context, trustMarks: await ward.agentTrustMarks(record) });
     },
   );
 

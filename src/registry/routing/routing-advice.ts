@@ -4,6 +4,7 @@ import { ROUTING_TYP } from '../../core/crypto/answer-types.ts';
 import { withCompactJws } from '../../core/crypto/json-members.ts';
 import type { AgentRecord, PurposeOfUse } from '../../contract/agent-record.ts';
 import { agentTrustBundle, type SignedTrustBundle } from '../../contract/trust-bundle.ts';
+import type { TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import { acceptsPurpose } from '../discovery/agent-filters.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
@@ -25,6 +26,10 @@ export type RoutingAdviceDeps = {
   signer: RegistrySigner;
   registryId: string;
   trustChain(): { delegationChain: string[]; statements: string[] };
+  /** The registry's OIDF chain to the root, carried in each bundle (docs/federation.md, "One chain"). */
+  oidfTrustChain(): Promise<string[] | undefined>;
+  /** The OIDF trust marks the agent holds now, carried in its bundle. */
+  agentTrustMarks(record: AgentRecord): Promise<TrustMarkEntry[]>;
   signResponses: boolean;
 };
 
@@ -43,10 +48,14 @@ export function createRoutingAdvice(deps: RoutingAdviceDeps) {
   const bundles = createResponseCache<SignedTrustBundle>({ maxEntries: 10_000, maxAgeMs: 5 * 60_000, now });
 
   async function bundleFor(record: AgentRecord, chain: ReturnType<RoutingAdviceDeps['trustChain']>, ctx: CallContext): Promise<SignedTrustBundle> {
-    const key = [record.agent_id, record.version, deps.signer.kid, chain.delegationChain.join(' ')].join('|');
+    const trustChain = await deps.oidfTrustChain();
+    // A chain is told apart by its statements' signatures (each rebuild signs them anew).
+    const oidfKey = (trustChain ?? []).map((jwt) => jwt.slice(-12)).join(',');
+    const key = [record.agent_id, record.version, deps.signer.kid, chain.delegationChain.join(' '), oidfKey].join('|');
     const cached = bundles.get(key, 0);
     if (cached) return cached;
-    const bundle = await agentTrustBundle(record, { signer: deps.signer, registryId: deps.registryId, ...chain, now: ctx.clock.now() });
+    const trustMarks = await deps.agentTrustMarks(record);
+    const bundle = await agentTrustBundle(record, { signer: deps.signer, registryId: deps.registryId, ...chain, trustChain, trustMarks, now: ctx.clock.now() });
     bundles.set(key, 0, bundle);
     return bundle;
   }

@@ -4,6 +4,7 @@ import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { WardError } from '../../core/errors.ts';
 import { parseAgentId } from '../../core/ids.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
+import type { TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import type { AgentService } from '../agents/agent-service.ts';
 import type { DiscoveryService } from '../discovery/discovery-service.ts';
 import { createResponseCache } from '../discovery/response-cache.ts';
@@ -29,6 +30,8 @@ export type RoutingServiceDeps = {
   signer: RegistrySigner;
   registryId: string;
   trustChain(): { delegationChain: string[]; statements: string[] };
+  oidfTrustChain(): Promise<string[] | undefined>;
+  agentTrustMarks(record: AgentRecord): Promise<TrustMarkEntry[]>;
   signResponses: boolean;
   /** A health reading older than this counts as unknown. */
   staleAfterMs: number;

@@ -103,14 +103,18 @@ for (const backend of BACKENDS) {
       }
     });
 
-    test('a revoked child gets no statement and leaves the list; the list filters by intermediate and entity type', async (t) => {
+    test('a revoked child gets no statement and leaves the list; the list filters by intermediate, entity type and trust mark', async (t) => {
       const { root, sovereign, org } = await threeTiers(t, backend);
       assert.deepEqual((await get(root, '/v1/oidf/list')).json, [sovereign.baseUrl]);
       assert.deepEqual((await get(root, '/v1/oidf/list?intermediate=true')).json, [sovereign.baseUrl]);
       assert.deepEqual((await get(root, '/v1/oidf/list?intermediate=false')).json, []);
       assert.deepEqual((await get(sovereign, '/v1/oidf/list?intermediate=false&entity_type=ward_registry')).json, [org.baseUrl]);
       assert.deepEqual((await get(sovereign, '/v1/oidf/list?entity_type=openid_provider')).json, []);
-      assert.equal((await get(sovereign, '/v1/oidf/list?trust_marked=true')).json.error, 'unsupported_parameter');
+      // Every active child with an address holds this registry's delegated-registry mark, and no other.
+      assert.deepEqual((await get(sovereign, '/v1/oidf/list?trust_marked=true')).json, [org.baseUrl]);
+      assert.deepEqual((await get(sovereign, `/v1/oidf/list?trust_mark_type=${encodeURIComponent('urn:ward:trust-mark:delegated-registry')}`)).json, [org.baseUrl]);
+      assert.deepEqual((await get(sovereign, `/v1/oidf/list?trust_mark_type=${encodeURIComponent('urn:ward:trust-mark:trust-validated')}`)).json, []);
+      assert.equal((await get(sovereign, '/v1/oidf/list?trust_marked=maybe')).json.error, 'invalid_request');
       assert.equal((await get(sovereign, '/v1/oidf/list?intermediate=yes')).json.error, 'invalid_request');
 
       const revoked = await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'test' } });

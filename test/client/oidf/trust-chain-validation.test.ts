@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { OIDF_ENDPOINTS, type EntityStatementClaims } from '../../../src/contract/openid-federation.ts';
-import { resolveMetadata } from '../../../src/registry/oidf/metadata-policy.ts';
-import { OidfError } from '../../../src/registry/oidf/oidf-error.ts';
-import { readEntityStatement, validateTrustChain } from '../../../src/registry/oidf/trust-chain-validation.ts';
+import { resolveMetadata } from '../../../src/client/oidf/metadata-policy.ts';
+import { OidfError } from '../../../src/client/oidf/oidf-error.ts';
+import { readEntityStatement, validateTrustChain } from '../../../src/client/oidf/trust-chain-validation.ts';
 import { createTestSigner, type TestSigner } from '../../helpers/federation-chain.ts';
 
 const LEAF = 'https://leaf.example';

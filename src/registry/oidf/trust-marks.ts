@@ -1,0 +1,140 @@
+/**
+ * Trust marks this registry issues (OIDF §7; docs/federation.md, "Trust marks"), from the table in
+ * ../../contract/oidf-trust-marks.ts: about its own agents (what trust validation found) and about its
+ * child registries (a delegation it made and has not revoked). A mark is signed with the registry's
+ * current federation key (`typ: trust-mark+jwt`) and lives REGISTRY_DELEGATION_TTL_SECONDS, like a
+ * subordinate statement. Nothing is stored: the trust mark endpoint (OIDF §8.6) issues a mark only while
+ * the property holds, and the status endpoint (OIDF §8.4) judges a mark against the record as it is
+ * now, so a suspension, a revocation or a lapsed validation shows at once (docs/decisions.md 70).
+ */
+import {
+  TRUST_MARK_STATUS_TYP,
+  TRUST_MARK_TYP,
+  WARD_TRUST_MARKS,
+  agentEntityIdentifier,
+  agentIdFromEntityIdentifier,
+  trustMarkEntry,
+  wardTrustMark,
+  type TrustMarkClaims,
+  type TrustMarkEntry,
+  type TrustMarkStatus,
+  type TrustMarkStatusClaims,
+} from '../../contract/oidf-trust-marks.ts';
+import type { AgentRecord } from '../../contract/agent-record.ts';
+import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type PublishedJwk } from '../../core/crypto/key-set.ts';
+import type { RegistryRow } from '../storage/stores/registry-store.ts';
+import { ownEntityId } from './entity-configuration.ts';
+import { OidfError } from '../../client/oidf/oidf-error.ts';
+import type { OidfDeps } from './oidf-deps.ts';
+import { findSubordinate } from './subordinate-statements.ts';
+
+type MarkDefinition = (typeof WARD_TRUST_MARKS)[number];
+type Subject = { kind: 'agent'; record: AgentRecord } | { kind: 'registry'; row: RegistryRow };
+/** Whether the property a mark asserts holds now, with the claims it adds and a cap on its exp. */
+type Verdict = { holds: true; claims: Partial<TrustMarkClaims>; notAfter?: number } | { holds: false; why: string };
+
+/** The subject `sub` names for a mark of `definition`, or undefined when this registry has none such. */
+async function subjectOf(deps: OidfDeps, definition: MarkDefinition, sub: string): Promise<Subject | undefined> {
+  if (definition.subject === 'agent') {
+    const agentId = agentIdFromEntityIdentifier(ownEntityId(deps), sub);
+    const record = agentId === undefined ? undefined : await deps.agent(agentId);
+    return record && record.agent_id === agentId ? { kind: 'agent', record } : undefined;
+  }
+  // A registry its own parent revoked vouches for nobody any more, as it issues no statements.
+  if (deps.revoked()) return undefined;
+  const row = await findSubordinate(deps, sub).catch((error: unknown) => {
+    if (error instanceof OidfError) return undefined;
+    throw error;
+  });
+  return row ? { kind: 'registry', row } : undefined;
+}
+
+/** Judges the property `definition` asserts about `subject` at `now`. */
+function judge(definition: MarkDefinition, subject: Subject, now: Date): Verdict {
+  if (subject.kind === 'registry') return { holds: true, claims: { ward_registry_id: subject.row.id } };
+  const { record } = subject;
+  const validation = record.trust_validation;
+  if (record.status !== 'active') return { holds: false, why: `the agent is ${record.status}` };
+  if (validation.state !== 'validated') return { holds: false, why: `its trust validation is ${validation.state}` };
+  const lapses = validation.expires_at ? Date.parse(validation.expires_at) : undefined;
+  if (lapses !== undefined && lapses <= now.getTime()) return { holds: false, why: 'its certificate has lapsed' };
+  const needed = definition.type === 'urn:ward:trust-mark:attested' ? 3 : 1;
+  if (validation.level < needed) return { holds: false, why: `its trust level is ${validation.level}, below ${needed}` };
+  return {
+    holds: true,
+    claims: { ward_agent_id: record.agent_id, ward_trust_level: validation.level },
+    ...(lapses === undefined ? {} : { notAfter: Math.floor(lapses / 1000) }),
+  };
+}
+
+/**
+ * The trust mark endpoint's answer (OIDF §8.6): a fresh mark of `type` about `sub`, signed with the
+ * current key. A type Ward does not issue, a subject this registry does not hold, or a property that
+ * does not hold now is `not_found`.
+ */
+export async function issueTrustMark(deps: OidfDeps, type: string, sub: string): Promise<string> {
+  const definition = wardTrustMark(type);
+  if (!definition) throw new OidfError('not_found', `This registry issues no trust marks of type ${type}.`);
+  const subject = await subjectOf(deps, definition, sub);
+  if (!subject) throw new OidfError('not_found', `${sub} is not a ${definition.subject} this registry issues ${type} about.`);
+  const verdict = judge(definition, subject, deps.clock.now());
+  if (!verdict.holds) throw new OidfError('not_found', `No ${type} for ${sub}: ${verdict.why}.`);
+  return signMark(deps, type, sub, verdict);
+}
+
+type SigningDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'baseUrl'>;
+
+function signMark(deps: SigningDeps, type: string, sub: string, verdict: Extract<Verdict, { holds: true }>): Promise<string> {
+  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  const exp = Math.min(iat + deps.config.REGISTRY_DELEGATION_TTL_SECONDS, verdict.notAfter ?? Number.POSITIVE_INFINITY);
+  const claims: TrustMarkClaims = { iss: ownEntityId(deps), sub, trust_mark_type: type, id: type, iat, exp, ...verdict.claims };
+  return deps.signer.sign(claims, TRUST_MARK_TYP);
+}
+
+/**
+ * The agent marks this registry gives `record` now, for its trust bundle and routing advice: one of
+ * every agent type whose property holds, about the agent's entity identifier.
+ */
+export async function agentTrustMarks(deps: SigningDeps, record: AgentRecord): Promise<TrustMarkEntry[]> {
+  const sub = agentEntityIdentifier(ownEntityId(deps), record.agent_id);
+  const entries: TrustMarkEntry[] = [];
+  for (const definition of WARD_TRUST_MARKS) {
+    if (definition.subject !== 'agent') continue;
+    const verdict = judge(definition, { kind: 'agent', record }, deps.clock.now());
+    if (verdict.holds) entries.push(trustMarkEntry(definition.type, await signMark(deps, definition.type, sub, verdict)));
+  }
+  return entries;
+}
+
+/**
+ * What this registry says of `trustMark` now (OIDF §8.4): `invalid` unless it is a compact JWS typed
+ * `trust-mark+jwt`, offering no key, naming this registry as `iss` and a type Ward issues, and signed by
+ * one of this registry's published keys; `expired` past its `exp` (60 s of skew); `revoked` when the
+ * subject is gone or the property no longer holds; else `active`.
+ */
+export async function trustMarkStatus(deps: OidfDeps, trustMark: string): Promise<TrustMarkStatus> {
+  const header = readProtectedHeader(trustMark);
+  if (!header || header.typ !== TRUST_MARK_TYP || offeredKeyMembers(header).length > 0) return 'invalid';
+  await deps.signer.refreshIfStale();
+  const now = deps.clock.now();
+  const verified = await verifyWithKeySet(trustMark, header, deps.signer.jwks().keys as PublishedJwk[], now);
+  if (!verified.ok) return 'invalid';
+  const claims = verified.payload as Partial<TrustMarkClaims>;
+  const definition = typeof claims.trust_mark_type === 'string' ? wardTrustMark(claims.trust_mark_type) : undefined;
+  if (!definition || claims.iss !== ownEntityId(deps) || typeof claims.sub !== 'string' || !Number.isFinite(claims.iat) || !Number.isFinite(claims.exp)) return 'invalid';
+  if (!((claims.exp as number) * 1000 > now.getTime() - SKEW_MS)) return 'expired';
+  const subject = await subjectOf(deps, definition, claims.sub);
+  if (!subject) return 'revoked';
+  const verdict = judge(definition, subject, now);
+  if (!verdict.holds) return 'revoked';
+  // A mark that claims more than the agent now has (its level dropped) no longer holds as issued.
+  if (claims.ward_trust_level !== undefined && (verdict.claims.ward_trust_level ?? 0) < claims.ward_trust_level) return 'revoked';
+  return 'active';
+}
+
+/** The status endpoint's signed answer (OIDF §8.4.2, `typ: trust-mark-status-response+jwt`). */
+export async function signTrustMarkStatus(deps: OidfDeps, trustMark: string): Promise<string> {
+  const status = await trustMarkStatus(deps, trustMark);
+  const claims: TrustMarkStatusClaims = { iss: ownEntityId(deps), iat: Math.floor(deps.clock.now().getTime() / 1000), trust_mark: trustMark, status };
+  return deps.signer.sign(claims, TRUST_MARK_STATUS_TYP);
+}
