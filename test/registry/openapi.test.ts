@@ -12,6 +12,31 @@ describe('OpenAPI document', () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
   });
 
+  test('every operation has a unique camelCase operationId, a summary, a description, declared tags and a success response', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite');
+    const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
+    const declared = new Set(document.tags.map((tag: { name: string }) => tag.name));
+    const seen = new Map<string, string>();
+    const problems: string[] = [];
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const id = operation.operationId;
+        if (typeof id !== 'string' || !/^[a-z][a-zA-Z0-9]*$/.test(id)) problems.push(`${where}: operationId ${id} is not camelCase`);
+        else if (seen.has(id)) problems.push(`${where}: operationId ${id} is also ${seen.get(id)}`);
+        else seen.set(id, where);
+        if (!operation.summary?.trim()) problems.push(`${where}: no summary`);
+        if (!operation.description?.trim()) problems.push(`${where}: no description`);
+        if (!Array.isArray(operation.tags) || operation.tags.length === 0) problems.push(`${where}: no tags`);
+        for (const tag of operation.tags ?? []) if (!declared.has(tag)) problems.push(`${where}: tag ${tag} is not declared in src/registry/routes/openapi.ts`);
+        if (!Object.keys(operation.responses ?? {}).some((status) => /^2/.test(status))) problems.push(`${where}: no success response`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(seen.size >= 60, `${seen.size} operations`);
+    for (const id of ['registerAgent', 'discoverAgents', 'routeAdvice', 'createApiKey', 'getAgent', 'replaceAgent']) assert.ok(seen.has(id), id);
+  });
+
   test('lists every registered route with its method', async (t) => {
     const registry = await buildTestRegistry(t, 'sqlite');
     const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;

@@ -26,11 +26,14 @@ const TYPES = Object.keys(SEARCH_PARAMETERS) as ResourceType[];
 const AnyQuery = Type.Object({}, { additionalProperties: true });
 const OperationOutcome = Type.Object(
   { resourceType: Type.Literal('OperationOutcome'), issue: Type.Array(Type.Object({}, { additionalProperties: true })) },
-  { additionalProperties: true, description: "FHIR R4 OperationOutcome; the Ward error code in issue[0].details.coding (docs/fhir.md)" },
+  { additionalProperties: true, title: 'OperationOutcome', description: "FHIR R4 OperationOutcome; the Ward error code in issue[0].details.coding (docs/fhir.md)" },
 );
+/** A FHIR R4 resource as sent: no properties named, so it is serialised as built (key order kept). */
+const FhirResource = Type.Object({}, { additionalProperties: true, title: 'FhirResource', description: 'A FHIR R4 resource in FHIR JSON (resourceType names which)' });
+const fhirAnswer = (description: string) => ({ description, content: { [FHIR_JSON]: { schema: FhirResource } } });
 /** Every error the FHIR directory answers, as an OperationOutcome in FHIR JSON (for the OpenAPI document). */
 const outcomes = (...statuses: number[]) =>
-  Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
+  Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { description: 'An OperationOutcome', content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
 const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
 
@@ -74,7 +77,16 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
-  app.get('/metadata', { schema: { tags: ['fhir'], summary: 'The FHIR CapabilityStatement', querystring: AnyQuery, response: outcomes() } }, async (_request, reply) =>
+  const tags = ['fhir'];
+  const metadataSchema = {
+    tags,
+    operationId: 'getFhirCapabilityStatement',
+    summary: 'The FHIR CapabilityStatement',
+    description: 'What this FHIR R4 directory supports: the resources, their search parameters and interactions (public).',
+    querystring: AnyQuery,
+    response: { 200: fhirAnswer('The CapabilityStatement'), ...outcomes() },
+  };
+  app.get('/metadata', { schema: metadataSchema }, async (_request, reply) =>
     reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() }) as never),
   );
 
@@ -103,7 +115,15 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   }
 
   for (const type of TYPES) {
-    app.get(`/${type}`, { schema: { tags: ['fhir'], summary: `Search ${type} resources`, querystring: AnyQuery, response: outcomes(401, 403) } }, async (request, reply) => {
+    const searchSchema = {
+      tags,
+      operationId: `searchFhir${type}`,
+      summary: `Search ${type} resources`,
+      description: `A searchset Bundle of ${type} resources matching the FHIR search parameters the CapabilityStatement lists, in pages (docs/fhir.md).`,
+      querystring: AnyQuery,
+      response: { 200: fhirAnswer('A searchset Bundle'), ...outcomes(401, 403) },
+    };
+    app.get(`/${type}`, { schema: searchSchema }, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const parsed = parseSearch(type, query, isStrict(request));
       const answer = await search(deps, type, parsed);
@@ -130,7 +150,16 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       };
       return reply.type(FHIR_CONTENT_TYPE).send(bundle as never);
     });
-    app.get(`/${type}/:id`, { schema: { tags: ['fhir'], summary: `Read a ${type}`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) } }, async (request, reply) =>
+    const readSchema = {
+      tags,
+      operationId: `readFhir${type}`,
+      summary: `Read a ${type}`,
+      description: `One ${type} resource by its id, with its version as a weak ETag.`,
+      params: ReadParams,
+      querystring: AnyQuery,
+      response: { 200: fhirAnswer(`The ${type}`), ...outcomes(401, 403, 404) },
+    };
+    app.get(`/${type}/:id`, { schema: readSchema }, async (request, reply) =>
       sendResource(reply, await read(type, request.params.id)),
     );
   }

@@ -22,7 +22,9 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     {
       schema: {
         tags: ['trust'],
+        operationId: 'getTrustBundle',
         summary: 'The trust bundle of an agent or of this registry',
+        description: 'The certificates, keys, attestations and delegation chain a caller needs to trust an active agent, a child registry or this registry, signed by this registry (contract §5).',
         querystring: TrustBundleQuery,
         response: { 200: TrustBundleSchema, ...errorResponses(403, 404, 409) },
       },
@@ -64,7 +66,9 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     {
       schema: {
         tags: ['trust'],
+        operationId: 'listTrustAnchors',
         summary: "This registry's trust anchors: its published signing keys",
+        description: 'The signing keys this registry publishes, with their validity: what verifiers of its signatures trust (contract §5).',
         response: { 200: Type.Object({ anchors: Type.Array(TrustAnchorSchema) }), ...errorResponses() },
       },
     },
@@ -88,7 +92,9 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     {
       schema: {
         tags: ['trust'],
+        operationId: 'rotateSigningKey',
         summary: "Rotate the registry's signing key; the old public key stays published until its not_after",
+        description: 'Makes a new signing key current. The previous public key stays in the JWKS until its not_after, so signatures made with it still verify.',
         headers: IdempotencyHeaders,
         body: RotateKeyBody,
         response: { 201: RotatedKeySchema, 200: RotatedKeySchema, ...errorResponses(401, 403) },
