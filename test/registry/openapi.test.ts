@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { dereference } from '../helpers/openapi-document.ts';
 import { buildTestRegistry } from '../helpers/registry.ts';
 
 describe('OpenAPI document', () => {
@@ -37,6 +38,34 @@ describe('OpenAPI document', () => {
     for (const id of ['registerAgent', 'discoverAgents', 'routeAdvice', 'createApiKey', 'getAgent', 'replaceAgent']) assert.ok(seen.has(id), id);
   });
 
+  test('the shared types are named components, each used by $ref, and no schema is written out twice', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite');
+    const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
+    const names = Object.keys(document.components.schemas);
+    for (const name of ['AgentRecord', 'Endpoint', 'Capabilities', 'TrustMaterial', 'ErrorEnvelope', 'DiscoveryResponse', 'RoutingResponse', 'Event', 'ApiKey', 'PricingTier', 'RegistryRecord', 'TrustAnchor', 'TrustBundle', 'ComputerUseRun']) {
+      assert.ok(names.includes(name), `${name} is not a component`);
+    }
+    const text = JSON.stringify(document);
+    for (const name of names) assert.ok(text.includes(`"#/components/schemas/${name}"`), `${name} is never referenced`);
+    for (const name of Object.keys(document.components.responses)) assert.ok(text.includes(`"#/components/responses/${name}"`), `${name} is never referenced`);
+    // Outside the components, an object schema of any size written out twice should have been a component.
+    const seen = new Map<string, string>();
+    const repeated: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      const json = JSON.stringify(schema);
+      if (schema.type === 'object' && json.length > 200) {
+        if (seen.has(json)) repeated.push(`${where} repeats ${seen.get(json)}`);
+        else seen.set(json, where);
+      }
+      for (const [key, value] of Object.entries(schema)) walk(value, `${where}/${key}`);
+    };
+    walk(document.paths, '#/paths');
+    for (const [name, schema] of Object.entries(document.components.schemas)) walk(schema, `#/components/schemas/${name}`);
+    assert.deepEqual(repeated, []);
+  });
+
   test('lists every registered route with its method', async (t) => {
     const registry = await buildTestRegistry(t, 'sqlite');
     const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
@@ -50,7 +79,7 @@ describe('OpenAPI document', () => {
 
   test('every operation documents its error responses with the envelope', async (t) => {
     const registry = await buildTestRegistry(t, 'sqlite');
-    const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
+    const document = dereference((await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body);
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
       if (path === '/.well-known/jwks.json' || path === '/v1/openapi.json') continue;
       for (const [method, operation] of Object.entries<any>(operations)) {

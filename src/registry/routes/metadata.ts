@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { registryUri } from '../../core/ids.ts';
 import type { RegistryServices } from '../services.ts';
-import { StringEnum, errorResponses } from '../../contract/schemas/common.ts';
+import { JwksSchema, StringEnum, errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const ServerMetadata = Type.Object(
@@ -23,7 +23,6 @@ const ServerMetadata = Type.Object(
   { title: 'ServerMetadata' },
 );
 
-const Jwks = Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }, { title: 'JWKS' });
 
 /** The metadata object without its signature (spec: Server metadata; contract §5). */
 export function serverMetadata(ward: RegistryServices) {
@@ -79,7 +78,7 @@ export const metadataRoutes = registryRoutePlugin('ward-metadata-routes', async 
         operationId: 'getRegistryJwks',
         summary: "The registry's public signing keys",
         description: 'The JWKS of every key this registry signs with or has signed with and still publishes (RFC 7517).',
-        response: { 200: Jwks, ...errorResponses() },
+        response: { 200: JwksSchema, ...errorResponses() },
       },
     },
     async () => {

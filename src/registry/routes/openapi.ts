@@ -2,6 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import { Type } from 'typebox';
 import type { Config } from '../../core/config.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
+import { nameSharedComponents, type OpenApiDocument } from '../openapi/shared-components.ts';
 
 /** Every tag an operation may carry, declared once (an undeclared one fails test/registry/openapi.test.ts). */
 export const OPENAPI_TAGS = [
@@ -34,6 +35,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
       },
       tags: [...OPENAPI_TAGS],
     },
+    transformObject: (built) => ('openapiObject' in built ? nameSharedComponents(built.openapiObject as OpenApiDocument) : built.swaggerObject),
   };
 }
 

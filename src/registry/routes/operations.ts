@@ -22,7 +22,7 @@ export type OperationsRoutesOptions = {
   draining: () => boolean;
 };
 
-const ProbeAnswer = Type.Object({ status: Type.Literal('ok') });
+const ProbeAnswer = Type.Object({ status: Type.Literal('ok') }, { title: 'Liveness' });
 const livenessSchema = {
   tags: ['operations'],
   operationId: 'getLiveness',
@@ -33,7 +33,7 @@ const livenessSchema = {
 const ReadyAnswer = Type.Object({
   status: Type.Literal('ready'),
   checks: Type.Record(Type.String(), Type.Object({ ok: Type.Boolean(), detail: Type.String() })),
-});
+}, { title: 'Readiness' });
 
 /**
  * What operators and the admin console read about the registry itself (docs/console.md):

@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { parseAgentId } from '../../core/ids.ts';
-import { TrustAnchorSchema, TrustBundleQuery, TrustBundleSchema } from '../../contract/schemas/discovery-schemas.ts';
+import { TrustBundleQuery, TrustBundleSchema } from '../../contract/schemas/discovery-schemas.ts';
 import { errorResponses } from '../../contract/schemas/common.ts';
 import { sendOutcome, writeRequest } from '../http/request-context.ts';
 import { IdempotencyHeaders } from '../../contract/schemas/common.ts';
-import { RotateKeyBody, RotatedKeySchema } from '../../contract/schemas/registry-schemas.ts';
+import { RotateKeyBody, RotatedKeySchema, TrustAnchorSchema } from '../../contract/schemas/registry-schemas.ts';
 import { agentTrustBundle, childRegistryTrustBundle, registryTrustBundle } from '../../contract/trust-bundle.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
@@ -69,7 +69,7 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
         operationId: 'listTrustAnchors',
         summary: "This registry's trust anchors: its published signing keys",
         description: 'The signing keys this registry publishes, with their validity: what verifiers of its signatures trust (contract §5).',
-        response: { 200: Type.Object({ anchors: Type.Array(TrustAnchorSchema) }), ...errorResponses() },
+        response: { 200: Type.Object({ anchors: Type.Array(TrustAnchorSchema) }, { title: 'TrustAnchorList' }), ...errorResponses() },
       },
     },
     async () => {
