@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { requiredScope } from '../../src/registry/auth/route-scopes.ts';
 import { dereference } from '../helpers/openapi-document.ts';
 import { buildTestRegistry } from '../helpers/registry.ts';
 
@@ -64,6 +65,58 @@ describe('OpenAPI document', () => {
     walk(document.paths, '#/paths');
     for (const [name, schema] of Object.entries(document.components.schemas)) walk(schema, `#/components/schemas/${name}`);
     assert.deepEqual(repeated, []);
+  });
+
+  test('names the registry it describes: servers is its listening address, or REGISTRY_PUBLIC_URL; info has contact and license', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite');
+    const address = await registry.app.listen({ host: '127.0.0.1', port: 0 });
+    const document = await (await fetch(`${address}/v1/openapi.json`)).json();
+    assert.deepEqual(document.servers.map((server: { url: string }) => server.url), [address]);
+    assert.ok(document.info.contact && document.info.license.name === 'Apache-2.0');
+    const published = await buildTestRegistry(t, 'sqlite', { env: { REGISTRY_PUBLIC_URL: 'https://registry.example.org/' } });
+    assert.equal((await published.call({ method: 'GET', url: '/v1/openapi.json' })).body.servers[0].url, 'https://registry.example.org');
+  });
+
+  test('security follows the scope table: an API key in every mode, the token scheme of the running mode, 401 everywhere and 403 where a scope is needed', async (t) => {
+    const jwtEnv = { REGISTRY_AUTH_MODE: 'jwt', REGISTRY_JWT_JWKS_URI: 'http://127.0.0.1:9/jwks.json', REGISTRY_JWT_ISSUER: 'https://issuer.example.org', REGISTRY_JWT_AUDIENCE: 'ward' };
+    const expected = [
+      { env: {} as Record<string, string>, schemes: ['apiKey'], anonymous: true },
+      { env: jwtEnv, schemes: ['apiKey', 'bearerJwt'], anonymous: false },
+      { env: { ...jwtEnv, REGISTRY_AUTH_MODE: 'dpop' }, schemes: ['apiKey', 'dpop'], anonymous: false },
+    ];
+    for (const { env, schemes, anonymous } of expected) {
+      const registry = await buildTestRegistry(t, 'sqlite', { env });
+      const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
+      assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), schemes, JSON.stringify(env));
+      for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+        for (const [method, operation] of Object.entries<any>(operations)) {
+          const where = `${method} ${path} (${env.REGISTRY_AUTH_MODE ?? 'disabled'})`;
+          const scope = requiredScope(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
+          assert.equal(operation['x-required-scope'], scope, where);
+          const requirements = operation.security.map((requirement: object) => Object.keys(requirement).join('+'));
+          assert.deepEqual(requirements, [...(scope === 'public' || anonymous ? [''] : []), ...schemes], where);
+          assert.ok(operation.responses['401'], `${where}: no 401`);
+          if (scope !== 'public') assert.ok(operation.responses['403'], `${where}: no 403`);
+        }
+      }
+    }
+  });
+
+  test('the answers that follow from a request document their statuses: 404 with a path parameter, 409 with an idempotency key, 412 with If-Match', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite');
+    const document = (await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body;
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const parameters = new Set((operation.parameters ?? []).map((p: { in: string; name: string }) => `${p.in}:${p.name}`));
+        const statuses = new Set(Object.keys(operation.responses));
+        const where = `${method} ${path}`;
+        for (const status of ['422', '429', '503']) assert.ok(statuses.has(status), `${where}: ${status}`);
+        if ([...parameters].some((p) => String(p).startsWith('path:'))) assert.ok(statuses.has('404'), `${where}: 404`);
+        if (parameters.has('header:x-idempotency-key')) assert.ok(statuses.has('409') && statuses.has('400'), `${where}: 400, 409`);
+        if (parameters.has('header:if-match')) assert.ok(statuses.has('412'), `${where}: 412`);
+      }
+    }
+    assert.ok(document.paths['/v1/agents/{id}'].put.responses['428']);
   });
 
   test('lists every registered route with its method', async (t) => {

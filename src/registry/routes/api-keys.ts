@@ -28,7 +28,7 @@ export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (ap
         description: 'Issues an API key for an organisation with a pricing tier, scopes and optional limits. The raw key is in this answer only: a replay omits it (contract §7).',
         headers: IdempotencyHeaders,
         body: CreateApiKeyBody,
-        response: { 201: CreatedApiKeySchema, 200: CreatedApiKeySchema, ...errorResponses(401, 403) },
+        response: { 201: CreatedApiKeySchema, 200: CreatedApiKeySchema, ...errorResponses(401, 403, 409) },
       },
     },
     // Contract §2: the idempotency key is accepted but not required here.

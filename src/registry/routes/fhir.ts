@@ -33,7 +33,7 @@ const FhirResource = Type.Object({}, { additionalProperties: true, title: 'FhirR
 const fhirAnswer = (description: string) => ({ description, content: { [FHIR_JSON]: { schema: FhirResource } } });
 /** Every error the FHIR directory answers, as an OperationOutcome in FHIR JSON (for the OpenAPI document). */
 const outcomes = (...statuses: number[]) =>
-  Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { description: 'An OperationOutcome', content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
+  Object.fromEntries([...new Set([400, 401, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { description: 'An OperationOutcome', content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
 const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
 

@@ -1,7 +1,9 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { Type } from 'typebox';
 import type { Config } from '../../core/config.ts';
+import { errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
+import { securitySchemes, withSecurity } from '../openapi/operation-security.ts';
 import { nameSharedComponents, type OpenApiDocument } from '../openapi/shared-components.ts';
 
 /** Every tag an operation may carry, declared once (an undeclared one fails test/registry/openapi.test.ts). */
@@ -34,7 +36,13 @@ export function openApiOptions(config: Config): SwaggerOptions {
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       tags: [...OPENAPI_TAGS],
+      components: { securitySchemes: securitySchemes(config.REGISTRY_AUTH_MODE) },
     },
+    // Each operation's security, scope and 401/403 answers come from the one scope table (route-scopes.ts).
+    transform: ({ schema, url, route }) => ({
+      schema: withSecurity(schema as Parameters<typeof withSecurity>[0], [route.method].flat()[0] as string, url, config.REGISTRY_AUTH_MODE) as typeof schema,
+      url,
+    }),
     transformObject: (built) => ('openapiObject' in built ? nameSharedComponents(built.openapiObject as OpenApiDocument) : built.swaggerObject),
   };
 }
@@ -48,9 +56,13 @@ export const openApiRoutes = registryRoutePlugin('ward-openapi-routes', async (a
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI 3.0.3 document',
         description: 'The OpenAPI 3.0.3 description of this registry, generated from the same route schemas it validates and serialises with (public).',
-        response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.0.3 document' }) },
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.0.3 document' }), ...errorResponses() },
       },
     },
-    async () => app.swagger(),
+    // The address is read per answer: a registry told to listen on port 0 learns its own only once listening.
+    async () => {
+      const { openapi, info, ...rest } = app.swagger() as unknown as Record<string, unknown>;
+      return { openapi, info, servers: [{ url: app.ward.baseUrl(), description: 'This registry (REGISTRY_PUBLIC_URL, else its listen address)' }], ...rest };
+    },
   );
 }, { dependencies: ['@fastify/swagger'] });

@@ -97,7 +97,7 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
         description: 'Makes a new signing key current. The previous public key stays in the JWKS until its not_after, so signatures made with it still verify.',
         headers: IdempotencyHeaders,
         body: RotateKeyBody,
-        response: { 201: RotatedKeySchema, 200: RotatedKeySchema, ...errorResponses(401, 403) },
+        response: { 201: RotatedKeySchema, 200: RotatedKeySchema, ...errorResponses(401, 403, 409) },
       },
     },
     async (request, reply) => {
