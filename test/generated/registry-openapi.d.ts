@@ -2355,7 +2355,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2383,7 +2383,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,7 +2440,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,7 +2481,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,7 +2517,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2526,7 +2526,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentRecord"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2559,7 +2559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,7 +2601,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2648,7 +2648,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2694,7 +2694,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2740,7 +2740,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2786,7 +2786,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +2863,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,7 +2897,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,7 +2926,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2960,7 +2960,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2993,7 +2993,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3036,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3069,7 +3069,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3103,7 +3103,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3134,7 +3134,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,7 +3178,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,7 +3187,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedKey"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3224,7 +3224,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3260,7 +3260,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,7 +3269,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistryRecord"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3301,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3342,7 +3342,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3376,7 +3376,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3409,7 +3409,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3442,7 +3442,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3478,7 +3478,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3487,7 +3487,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3519,7 +3519,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3579,7 +3579,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3613,7 +3613,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +3644,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3674,7 +3674,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,7 +3702,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3759,7 +3759,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3787,7 +3787,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3816,7 +3816,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3849,7 +3849,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3885,7 +3885,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3894,7 +3894,7 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedComputerUseRun"];
                 };
             };
-            /** @description Default Response */
+            /** @description Accepted */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +3927,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3963,7 +3963,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4334,7 +4334,7 @@ export interface operations {
                     "application/entity-statement+jwt": string;
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,7 +4344,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Default Response */
+            /** @description Not Found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4357,7 +4357,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
-            /** @description Default Response */
+            /** @description Internal Server Error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4366,7 +4366,7 @@ export interface operations {
                     "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4398,7 +4398,7 @@ export interface operations {
                     "application/entity-statement+jwt": string;
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4408,7 +4408,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Default Response */
+            /** @description Not Found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4421,7 +4421,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
-            /** @description Default Response */
+            /** @description Internal Server Error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4430,7 +4430,7 @@ export interface operations {
                     "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4455,7 +4455,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4464,7 +4464,7 @@ export interface operations {
                     "application/json": string[];
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4474,7 +4474,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Default Response */
+            /** @description Not Found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4487,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
-            /** @description Default Response */
+            /** @description Internal Server Error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4496,7 +4496,7 @@ export interface operations {
                     "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,7 +4532,7 @@ export interface operations {
                     "application/resolve-response+jwt": string;
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4542,7 +4542,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Default Response */
+            /** @description Not Found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4555,7 +4555,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
-            /** @description Default Response */
+            /** @description Internal Server Error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4564,7 +4564,7 @@ export interface operations {
                     "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;

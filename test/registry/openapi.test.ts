@@ -134,7 +134,6 @@ describe('OpenAPI document', () => {
     const registry = await buildTestRegistry(t, 'sqlite');
     const document = dereference((await registry.call({ method: 'GET', url: '/v1/openapi.json' })).body);
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
-      if (path === '/.well-known/jwks.json' || path === '/v1/openapi.json') continue;
       for (const [method, operation] of Object.entries<any>(operations)) {
         // The FHIR directory answers its errors as OperationOutcomes in FHIR JSON (docs/fhir.md).
         const envelope = path.startsWith('/fhir/')

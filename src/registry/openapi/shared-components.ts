@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { ERROR_CODES } from '../../core/errors.ts';
 
@@ -93,7 +94,8 @@ function sharedErrorResponses(answers: Record<string, Json>, shared: Record<stri
     const body = errorBodyOf(answer);
     const statusName = STATUS_NAMES[status];
     if (!body || !statusName || answer.headers !== undefined) {
-      out[status] = answer;
+      // @fastify/swagger's placeholder for an answer whose schema has no description: the status's own words.
+      out[status] = answer.description === 'Default Response' ? { ...answer, description: STATUS_CODES[status] ?? status } : answer;
       continue;
     }
     const name = `${body.prefix}${statusName}`;

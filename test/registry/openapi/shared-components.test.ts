@@ -44,7 +44,8 @@ describe('naming shared components in the OpenAPI document', () => {
     const named = nameSharedComponents(documentWith({ 200: json(record), 429: withHeaders, 400: untitled }));
     const operation = named.paths['/v1/agents/{id}']?.get as any;
     assert.equal(operation.responses['429'].headers['retry-after'].schema.type, 'integer');
-    assert.deepEqual(operation.responses['400'], untitled);
+    // Only swagger's placeholder description is replaced, by the status's own words.
+    assert.deepEqual(operation.responses['400'], { ...untitled, description: 'Bad Request' });
     assert.deepEqual(named.components?.responses, {});
   });
 
