@@ -6,6 +6,7 @@
  * arbitraries, for the JSON Schema subset TypeBox emits.
  */
 import fc from 'fast-check';
+import { dereference } from './openapi-document.ts';
 
 type Schema = Record<string, any>;
 
@@ -26,8 +27,9 @@ export type FuzzRequest = {
   readonly label: string;
 };
 
-/** The operations of an OpenAPI 3 document, without `skip` (streams, browser-driving routes). */
-export function operationsOf(doc: Schema, skip: (method: string, path: string, op: Schema) => boolean): Operation[] {
+/** The operations of an OpenAPI 3 document, without `skip` (streams, browser-driving routes); shared components written out. */
+export function operationsOf(document: Schema, skip: (method: string, path: string, op: Schema) => boolean): Operation[] {
+  const doc = dereference(document);
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries<Schema>(doc.paths)) {
     for (const [method, op] of Object.entries<Schema>(item)) {

@@ -18,7 +18,7 @@ export const EndpointInput = Type.Object(
     health_url: Type.Optional(HttpUrl),
     region: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$', description: 'data-residency zone' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'EndpointInput' },
 );
 
 export const CapabilitiesInput = Type.Object(
@@ -40,6 +40,7 @@ export const CapabilitiesInput = Type.Object(
     // Other boolean flags are allowed: require_features matches every flag set true (contract §3).
     additionalProperties: Type.Boolean(),
     maxProperties: 64,
+    title: 'Capabilities',
   },
 );
 
@@ -55,7 +56,7 @@ export const TrustInput = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'TrustMaterial', description: 'Certificates, signatures, attestations and keys the trust validation checks' },
 );
 
 export const OwnerInput = Type.Object(
@@ -64,7 +65,7 @@ export const OwnerInput = Type.Object(
     org_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     operator: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Owner' },
 );
 
 const PolicyValue = Type.Union([
@@ -81,7 +82,7 @@ export const PolicyTagsInput = Type.Object(
     max_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     rate_limit_rps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   },
-  { additionalProperties: PolicyValue, maxProperties: 64, description: 'ABAC policy tags' },
+  { additionalProperties: PolicyValue, maxProperties: 64, description: 'ABAC policy tags', title: 'PolicyTags' },
 );
 
 const documentFields = {
@@ -96,11 +97,11 @@ const documentFields = {
 
 export const RegisterAgentBody = Type.Object(
   { ...documentFields, jurisdiction: JurisdictionInput },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AgentRegistration' },
 );
 
 /** PUT is a full replacement of the writable fields; jurisdiction is part of the agent's URI and fixed. */
-export const UpdateAgentBody = Type.Object(documentFields, { additionalProperties: false });
+export const UpdateAgentBody = Type.Object(documentFields, { additionalProperties: false, title: 'AgentReplacement' });
 
 export const StatusChangeBody = Type.Object(
   { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) },
@@ -132,13 +133,16 @@ const EndpointView = Type.Object({
   weight: Type.Integer(),
   health_url: Type.Optional(Type.String()),
   region: Type.Optional(Type.String()),
-  health: Type.Object({
-    status: StringEnum(['healthy', 'unhealthy', 'unknown'] as const),
-    checked_at: Nullable(Timestamp),
-    latency_ms: Nullable(Type.Number()),
-    reason: Nullable(Type.String({ description: 'Why the last probe failed; `no_health_url` for an endpoint never probed because it has no health_url; null when healthy or not probed yet' })),
-  }),
-});
+  health: Type.Object(
+    {
+      status: StringEnum(['healthy', 'unhealthy', 'unknown'] as const),
+      checked_at: Nullable(Timestamp),
+      latency_ms: Nullable(Type.Number()),
+      reason: Nullable(Type.String({ description: 'Why the last probe failed; `no_health_url` for an endpoint never probed because it has no health_url; null when healthy or not probed yet' })),
+    },
+    { title: 'EndpointHealth' },
+  ),
+}, { title: 'Endpoint' });
 
 export const AgentRecordSchema = Type.Object(
   {
@@ -154,24 +158,26 @@ export const AgentRecordSchema = Type.Object(
     description: Nullable(Type.String()),
     policy_tags: Type.Object({}, { additionalProperties: true }),
     version: Type.Integer(),
-    trust_validation: Type.Object({
-      state: StringEnum(['pending', 'validated', 'failed'] as const),
-      level: Type.Integer(),
-      checked_at: Nullable(Timestamp),
-      errors: Type.Array(Type.Object({ code: Type.String(), pointer: Type.String(), message: Type.String() })),
-      expires_at: Type.Optional(Nullable(Timestamp)),
-    }),
+    trust_validation: Type.Object(
+      {
+        state: StringEnum(['pending', 'validated', 'failed'] as const),
+        level: Type.Integer(),
+        checked_at: Nullable(Timestamp),
+        errors: Type.Array(Type.Object({ code: Type.String(), pointer: Type.String(), message: Type.String() })),
+        expires_at: Type.Optional(Nullable(Timestamp)),
+      },
+      { title: 'TrustValidation' },
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { title: 'AgentRecord' },
 );
 
-export const AgentListSchema = Type.Object({
-  agents: Type.Array(AgentRecordSchema),
-  next_cursor: Nullable(Type.String()),
-  total_count: Type.Integer(),
-});
+export const AgentListSchema = Type.Object(
+  { agents: Type.Array(AgentRecordSchema), next_cursor: Nullable(Type.String()), total_count: Type.Integer() },
+  { title: 'AgentList' },
+);
 
 /** `POST /v1/agents/from-card`: the card's URL; the record's name, endpoints, skills and security come from the card. */
 export const RegisterFromCardBody = Type.Object(

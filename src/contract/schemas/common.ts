@@ -49,6 +49,12 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
+/** A JSON Web Key Set (RFC 7517): what the registry publishes, and what it keeps of other registries. */
+export const JwksSchema = Type.Object(
+  { keys: Type.Array(Type.Object({}, { additionalProperties: true })) },
+  { title: 'Jwks', description: 'A JSON Web Key Set (RFC 7517)' },
+);
+
 export const PageLimit = Type.Integer({ minimum: 1, maximum: 100, default: 20 });
 export const Cursor = Type.String({ minLength: 1, maxLength: 512 });
 

@@ -16,7 +16,7 @@ export const CreateRunBody = Type.Object(
     max_turns: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
     headless: Type.Optional(Type.Boolean({ default: true })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ComputerUseRunRequest' },
 );
 
 export const SessionIdParams = Type.Object({ session_id: Type.String({ pattern: '^[0-9A-HJKMNP-TV-Z]{26}$', description: 'The run\'s ULID' }) });
@@ -95,4 +95,4 @@ export const RunSchema = Type.Object(
   { title: 'ComputerUseRun' },
 );
 
-export const RunListSchema = Type.Object({ runs: Type.Array(RunSummarySchema), next_cursor: Nullable(Type.String()) });
+export const RunListSchema = Type.Object({ runs: Type.Array(RunSummarySchema), next_cursor: Nullable(Type.String()) }, { title: 'ComputerUseRunList' });

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { PURPOSES_OF_USE, TOKEN_BINDINGS } from '../agent-record.ts';
 import { AgentRecordSchema } from './agent-schemas.ts';
-import { JurisdictionInput, Nullable, PageLimit, StringEnum } from './common.ts';
+import { JurisdictionInput, JwksSchema, Nullable, PageLimit, StringEnum } from './common.ts';
 
 const Skill = Type.String({ pattern: '^[a-z0-9]+(?:[._-][a-z0-9]+)*$', maxLength: 128, description: 'e.g. consent.verify' });
 const Token = Type.String({ pattern: '^[a-z0-9][a-z0-9._+-]{0,63}$' });
@@ -29,7 +29,7 @@ const ScoreBreakdown = Type.Object({
   health: Type.Number(),
   jurisdiction: Type.Number(),
   priority: Type.Number(),
-});
+}, { title: 'ScoreBreakdown' });
 
 export const DiscoveryResultSchema = Type.Object({
   ...AgentRecordSchema.properties,
@@ -37,7 +37,7 @@ export const DiscoveryResultSchema = Type.Object({
   score_breakdown: ScoreBreakdown,
   trust_bundle_url: Type.String({ format: 'uri' }),
   registry_id: Type.Optional(Type.String({ description: 'federated answers only: the registry holding the agent' })),
-});
+}, { title: 'DiscoveryResult', description: 'An agent record with its discovery score' });
 
 /**
  * DiscoveryResultSchema as a JSON Schema validator reads it, for checking results that come from
@@ -114,7 +114,7 @@ export const RouteBody = Type.Object(
     ),
     caller_jurisdiction: Type.Optional(JurisdictionInput),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'RouteRequest' },
 );
 
 const RoutedEndpoint = {
@@ -130,7 +130,7 @@ export const TrustBundleSchema = Type.Object(
     subject: Type.String(),
     issuer: Type.String(),
     certificates: Type.Array(Type.String()),
-    jwks: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+    jwks: JwksSchema,
     attestations: Type.Array(Type.String()),
     delegation_chain: Type.Array(Type.String()),
     statements: Type.Array(Type.String()),
@@ -172,12 +172,5 @@ export const TrustBundleQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const TrustAnchorSchema = Type.Object({
-  key_id: Type.String(),
-  alg: StringEnum(['RS256', 'ES256', 'EdDSA'] as const),
-  jwks_uri: Type.String({ format: 'uri' }),
-  thumbprint_sha256: Type.String(),
-  role: StringEnum(['root', 'sovereign_registry', 'organisation', 'agent'] as const),
-  not_before: Type.String({ format: 'date-time' }),
-  not_after: Nullable(Type.String({ format: 'date-time' })),
-});
+/** The trust anchor's schema lives with the registry schemas (a child registry's anchors are the same type). */
+export { TrustAnchorSchema } from './registry-schemas.ts';

@@ -53,4 +53,4 @@ export const EventHistorySchema = Type.Object({
   next_cursor: Nullable(Type.String()),
   last_seq: Type.Integer({ description: 'The sequence number of the last committed event' }),
   oldest_retained_seq: Type.Integer({ description: 'The oldest event still retained; older ones were pruned' }),
-});
+}, { title: 'EventPage' });

@@ -15,7 +15,7 @@ export const LimitOverridesSchema = Type.Object(
     discovery_per_minute: Type.Optional(Limit),
     routing_per_minute: Type.Optional(Limit),
   },
-  { additionalProperties: false, description: 'Enterprise only: custom figures; null = unlimited' },
+  { additionalProperties: false, description: 'Enterprise only: custom figures; null = unlimited', title: 'LimitOverrides' },
 );
 
 export const CreateApiKeyBody = Type.Object(
@@ -27,7 +27,7 @@ export const CreateApiKeyBody = Type.Object(
     expires_at: Type.Optional(Timestamp),
     limits: Type.Optional(LimitOverridesSchema),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ApiKeyRequest' },
 );
 
 const keyFields = {
@@ -55,7 +55,7 @@ export const CreatedApiKeySchema = Type.Object(
   { title: 'CreatedApiKey' },
 );
 
-export const ApiKeyListSchema = Type.Object({ api_keys: Type.Array(ApiKeySchema), next_cursor: Nullable(Type.String()) });
+export const ApiKeyListSchema = Type.Object({ api_keys: Type.Array(ApiKeySchema), next_cursor: Nullable(Type.String()) }, { title: 'ApiKeyList' });
 
 export const ListApiKeysQuery = Type.Object(
   { org_id: Type.Optional(OrgId), cursor: Type.Optional(Cursor), limit: Type.Optional(PageLimit) },
@@ -77,6 +77,6 @@ export const TiersSchema = Type.Object({
       federation: Type.Boolean(),
       events_sse: Type.Boolean(),
       sla: Nullable(Type.String()),
-    }),
+    }, { title: 'PricingTier' }),
   ),
-});
+}, { title: 'PricingTierList' });

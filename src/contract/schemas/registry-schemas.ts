@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Cursor, JurisdictionInput, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
+import { Cursor, JurisdictionInput, JwksSchema, Nullable, PageLimit, StringEnum, Timestamp } from './common.ts';
 
 const Alg = StringEnum(['RS256', 'ES256', 'EdDSA'] as const);
 const Role = StringEnum(['root', 'sovereign_registry', 'organisation', 'agent'] as const);
@@ -17,7 +17,21 @@ export const TrustAnchorInputSchema = Type.Object(
     not_before: Type.Optional(Timestamp),
     not_after: Type.Optional(Nullable(Timestamp)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'TrustAnchorInput' },
+);
+
+/** A trust anchor as the registry answers it (spec: TrustAnchor): its own, or one of a child registry's. */
+export const TrustAnchorSchema = Type.Object(
+  {
+    key_id: Type.String(),
+    alg: Alg,
+    jwks_uri: Type.String({ format: 'uri' }),
+    thumbprint_sha256: Type.String(),
+    role: Role,
+    not_before: Timestamp,
+    not_after: Nullable(Timestamp),
+  },
+  { title: 'TrustAnchor' },
 );
 
 export const RegisterRegistryBody = Type.Object(
@@ -30,7 +44,7 @@ export const RegisterRegistryBody = Type.Object(
     name: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'last part of the registry URI; default: a slug of display_name' })),
     jwks: Type.Optional(Type.Object({ keys: Type.Array(Jwk, { minItems: 1, maxItems: 10 }) }, { additionalProperties: false, description: "the child's public keys; without them each anchor's jwks_uri is fetched" })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ChildRegistryRegistration' },
 );
 
 export const RegistryRecordSchema = Type.Object(
@@ -41,18 +55,8 @@ export const RegistryRecordSchema = Type.Object(
     jurisdiction: Type.String(),
     tier: StringEnum(['sovereign', 'organisational'] as const),
     api_base_url: Nullable(Type.String()),
-    trust_anchors: Type.Array(
-      Type.Object({
-        key_id: Type.String(),
-        alg: Alg,
-        jwks_uri: Type.String(),
-        thumbprint_sha256: Type.String(),
-        role: Role,
-        not_before: Timestamp,
-        not_after: Nullable(Timestamp),
-      }),
-    ),
-    jwks: Type.Object({ keys: Type.Array(Jwk) }),
+    trust_anchors: Type.Array(TrustAnchorSchema),
+    jwks: JwksSchema,
     status: StringEnum(['active', 'revoked'] as const),
     revoked_at: Nullable(Timestamp),
     revocation_reason: Nullable(Type.String()),
@@ -76,7 +80,7 @@ export const ListRegistriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const RegistryListSchema = Type.Object({ registries: Type.Array(RegistryRecordSchema), next_cursor: Nullable(Type.String()) });
+export const RegistryListSchema = Type.Object({ registries: Type.Array(RegistryRecordSchema), next_cursor: Nullable(Type.String()) }, { title: 'RegistryList' });
 
 export const RegistryIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
 
@@ -89,7 +93,7 @@ export const DelegationGrantSchema = Type.Object(
     sub: Type.String(),
     delegation_chain: Type.Array(Type.String()),
     statements: Type.Array(Type.String(), { description: 'delegation statements from the root down; the last is about sub' }),
-    issuer_jwks: Type.Object({ keys: Type.Array(Jwk) }),
+    issuer_jwks: JwksSchema,
     expires_at: Timestamp,
   },
   { title: 'DelegationGrant' },

@@ -13,6 +13,8 @@ const ClassCounts = {
   rate_limited: Type.Integer({ minimum: 0, description: 'Requests refused with 429' }),
 };
 
+const UsageCounts = Type.Object(ClassCounts, { title: 'UsageCounts' });
+
 export const UsageSummaryQuery = Type.Object(
   {
     since: Timestamp,
@@ -27,12 +29,12 @@ export const UsageSummarySchema = Type.Object(
   {
     since: Timestamp,
     until: Timestamp,
-    totals: Type.Object(ClassCounts),
+    totals: UsageCounts,
     keys: Type.Array(
       Type.Object({
         key_id: Type.String(),
         org_id: Type.String(),
-        totals: Type.Object(ClassCounts),
+        totals: UsageCounts,
         days: Type.Array(
           Type.Object({ day: Type.String({ description: 'UTC day, YYYY-MM-DD' }), ...ClassCounts }),
         ),

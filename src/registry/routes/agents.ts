@@ -23,6 +23,23 @@ const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'The ETag of the last GET, or *' })),
 });
 
+/** The schema of `POST /v1/agents/{id}/{action}`: one operation per status action. */
+function statusActionSchema(action: (typeof STATUS_ACTION_NAMES)[number]) {
+  const rule = STATUS_ACTIONS[action];
+  return {
+    tags: ['agents'],
+    operationId: `${action}Agent`,
+    summary: `${action[0]?.toUpperCase()}${action.slice(1)} an agent (${rule.from.join(' | ')} → ${rule.to})`,
+    description:
+      `Moves the agent to ${rule.to} and records the reason as status_reason; the version goes up by one. ` +
+      'If-Match is optional here: when sent, a record changed since that ETag is refused with 412 rather than changed blindly (docs/api.md).',
+    params: AgentIdParams,
+    headers: IfMatchHeaders,
+    body: Type.Optional(StatusChangeBody),
+    response: { 200: AgentRecordSchema, ...errorResponses(404, 409, 412) },
+  };
+}
+
 /** Agents: contract §3. Every write is idempotent by key and versioned by ETag. */
 export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) => {
   const { agents } = app.ward;
@@ -33,7 +50,9 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
     {
       schema: {
         tags,
+        operationId: 'registerAgent',
         summary: 'Register an agent',
+        description: 'Registers an agent under this registry: its endpoints, capabilities, trust material, owner and policy tags. Answers 201 with the record, its Location and ETag "1"; trust validation follows (docs/api.md).',
         headers: IdempotencyHeaders,
         body: RegisterAgentBody,
         response: { 201: AgentRecordSchema, 200: AgentRecordSchema, ...errorResponses(409) },
@@ -47,7 +66,9 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
     {
       schema: {
         tags,
+        operationId: 'listAgents',
         summary: 'List agents',
+        description: 'Agent records in creation order, filtered by jurisdiction, status, organisation or name text, in pages with a total count.',
         querystring: ListAgentsQuery,
         response: { 200: AgentListSchema, ...errorResponses() },
       },
@@ -79,7 +100,9 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
     {
       schema: {
         tags,
+        operationId: 'getAgent',
         summary: 'Get an agent',
+        description: 'One agent record by its ULID or its percent-encoded agent URI, with its version as the ETag.',
         params: AgentIdParams,
         response: { 200: AgentRecordSchema, ...errorResponses(404) },
       },
@@ -95,7 +118,9 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
     {
       schema: {
         tags,
+        operationId: 'replaceAgent',
         summary: 'Replace an agent record',
+        description: 'A full replacement of the writable fields. Needs If-Match with the ETag of the last GET (428 without it, 412 when it no longer matches); the version goes up by one.',
         params: AgentIdParams,
         headers: IfMatchHeaders,
         body: UpdateAgentBody,
@@ -112,20 +137,10 @@ export const agentRoutes = registryRoutePlugin('ward-agent-routes', async (app) 
   );
 
   for (const action of STATUS_ACTION_NAMES) {
-    const rule = STATUS_ACTIONS[action];
     app.post(
       `/v1/agents/:id/${action}`,
       {
-        schema: {
-          tags,
-          summary: `${action[0]?.toUpperCase()}${action.slice(1)} an agent (${rule.from.join(' | ')} → ${rule.to})`,
-          description:
-            'If-Match is optional here: when sent, a record changed since that ETag is refused with 412 rather than changed blindly (docs/api.md).',
-          params: AgentIdParams,
-          headers: IfMatchHeaders,
-          body: Type.Optional(StatusChangeBody),
-          response: { 200: AgentRecordSchema, ...errorResponses(404, 409, 412) },
-        },
+        schema: statusActionSchema(action),
         // The body is optional for reinstate and retire: an absent one means "no reason".
         preValidation: async (request) => {
           request.body ??= {};

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 import { PRICING_TIERS, PRICING_TIER_NAMES } from '../../core/pricing-tiers.ts';
 import { callContext, sendOutcome, writeRequest } from '../http/request-context.ts';
@@ -22,10 +23,12 @@ export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (ap
     {
       schema: {
         tags,
+        operationId: 'createApiKey',
         summary: 'Create an API key (the raw key is in this answer only)',
+        description: 'Issues an API key for an organisation with a pricing tier, scopes and optional limits. The raw key is in this answer only: a replay omits it (contract §7).',
         headers: IdempotencyHeaders,
         body: CreateApiKeyBody,
-        response: { 201: CreatedApiKeySchema, 200: CreatedApiKeySchema, ...errorResponses(401, 403) },
+        response: { 201: CreatedApiKeySchema, 200: CreatedApiKeySchema, ...errorResponses(401, 403, 409) },
       },
     },
     // Contract §2: the idempotency key is accepted but not required here.
@@ -34,7 +37,9 @@ export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (ap
 
   app.get(
     '/v1/admin/billing/api-keys',
-    { schema: { tags, summary: 'List API keys', querystring: ListApiKeysQuery, response: { 200: ApiKeyListSchema, ...errorResponses(401, 403) } } },
+    { schema: { tags, operationId: 'listApiKeys',
+        summary: 'List API keys',
+        description: 'API keys, optionally of one organisation, in pages; never the raw keys.', querystring: ListApiKeysQuery, response: { 200: ApiKeyListSchema, ...errorResponses(401, 403) } } },
     async (request) => {
       const { org_id, cursor, limit } = request.query;
       return apiKeys.list(org_id, { limit: limit ?? 20, ...(cursor ? { cursor } : {}) }, clock.now());
@@ -43,22 +48,36 @@ export const apiKeyRoutes = registryRoutePlugin('ward-api-key-routes', async (ap
 
   app.get(
     '/v1/admin/billing/api-keys/:key_id',
-    { schema: { tags, summary: 'Get an API key', params: KeyIdParams, response: { 200: ApiKeySchema, ...errorResponses(401, 403, 404) } } },
+    { schema: { tags, operationId: 'getApiKey',
+        summary: 'Get an API key',
+        description: 'One API key: its organisation, tier, scopes, limits and state; never the raw key.', params: KeyIdParams, response: { 200: ApiKeySchema, ...errorResponses(401, 403, 404) } } },
     async (request) => apiKeys.get(request.params.key_id, clock.now()),
   );
 
   app.delete(
     '/v1/admin/billing/api-keys/:key_id',
-    { schema: { tags, summary: 'Revoke an API key (effective at once)', params: KeyIdParams, response: { ...errorResponses(401, 403, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key (effective at once)',
+        description: 'Revokes an API key: every instance refuses it from the next request on.',
+        params: KeyIdParams,
+        response: { 204: Type.Null({ description: 'Revoked; no body' }), ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request, reply) => {
       await apiKeys.revokeOnce({ ctx: callContext(request) }, request.params.key_id);
-      return reply.code(204).send();
+      // A 204 has no body: Fastify drops the payload whatever it is.
+      return reply.code(204).send(null);
     },
   );
 
   app.get(
     '/v1/admin/billing/tiers',
-    { schema: { tags, summary: 'Pricing tiers and their limits', response: { 200: TiersSchema, ...errorResponses(401, 403) } } },
+    { schema: { tags, operationId: 'listPricingTiers',
+        summary: 'Pricing tiers and their limits',
+        description: 'Each pricing tier with its request, agent, discovery and routing limits and what it includes (contract §7).', response: { 200: TiersSchema, ...errorResponses(401, 403) } } },
     async () => ({ tiers: PRICING_TIER_NAMES.map((name) => ({ name, ...PRICING_TIERS[name] })) }),
   );
 });

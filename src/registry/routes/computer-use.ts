@@ -33,7 +33,9 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
     {
       schema: {
         tags,
+        operationId: 'startComputerUseRun',
         summary: 'Start a run: the model carries out the task in the console, turn by turn',
+        description: 'Queues a computer-use run: the model carries out the task in the console in a browser signed in as the caller, turn by turn (docs/computer-use.md).',
         headers: IdempotencyHeaders,
         body: CreateRunBody,
         response: { 202: AcceptedRunSchema, 200: AcceptedRunSchema, ...errorResponses(401, 403, 409) },
@@ -46,7 +48,9 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
 
   app.get(
     '/v1/admin/computer-use/runs',
-    { schema: { tags, summary: 'Runs, newest first', querystring: ListRunsQuery, response: { 200: RunListSchema, ...errorResponses(401, 403) } } },
+    { schema: { tags, operationId: 'listComputerUseRuns',
+        summary: 'Runs, newest first',
+        description: 'Computer-use runs, newest first, optionally of one status, in pages.', querystring: ListRunsQuery, response: { 200: RunListSchema, ...errorResponses(401, 403) } } },
     async (request) => computerUse.runs.list({ cursor: request.query.cursor, limit: request.query.limit ?? 20, status: request.query.status }),
   );
 
@@ -55,7 +59,9 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
     {
       schema: {
         tags,
+        operationId: 'getComputerUseRun',
         summary: 'One run: status, each turn with its actions and screenshot digest, the final answer, and its ledger entries',
+        description: 'One computer-use run: its status, each turn with its actions and screenshot digest, the final answer, and the ledger entries that record it.',
         params: SessionIdParams,
         response: { 200: RunSchema, ...errorResponses(401, 403, 404) },
       },
@@ -68,7 +74,9 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
     {
       schema: {
         tags,
+        operationId: 'cancelComputerUseRun',
         summary: 'Cancel a queued or running run (it stops within its turn); 409 once it has ended',
+        description: 'Cancels a queued or running run; it stops within its current turn. A run that has ended is 409.',
         headers: IdempotencyHeaders,
         params: SessionIdParams,
         response: { 200: RunSchema, ...errorResponses(401, 403, 404, 409) },
@@ -84,7 +92,9 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
     {
       schema: {
         tags,
+        operationId: 'getComputerUseScreenshot',
         summary: "The screenshot a turn ended on (turn 0: the page as the run opened it)",
+        description: 'The PNG screenshot a turn ended on; turn 0 is the page as the run opened it.',
         params: ScreenshotParams,
         response: { 200: Png, ...errorResponses(401, 403, 404) },
       },
@@ -100,7 +110,9 @@ export const computerUseRoutes = registryRoutePlugin<ComputerUseRoutesOptions>('
     {
       schema: {
         tags,
+        operationId: 'captureConsolePage',
         summary: 'A PNG of one console page (1280×800)',
+        description: 'Opens one console page in a browser signed in as the caller and answers a 1280×800 PNG of it.',
         querystring: ScreenshotQuery,
         response: { 200: Png, ...errorResponses(401, 403) },
       },

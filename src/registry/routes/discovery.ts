@@ -18,7 +18,9 @@ export const discoveryRoutes = registryRoutePlugin('ward-discovery-routes', asyn
     {
       schema: {
         tags: ['discovery'],
+        operationId: 'discoverAgents',
         summary: 'Discover agents by capability, jurisdiction and trust posture',
+        description: 'Active, trust-validated agents offering a capability, ranked by trust level, health, jurisdiction and priority; signed, and federated to child registries on request (contract §4, docs/discovery.md).',
         querystring: DiscoverQuery,
         response: { 200: DiscoveryResponseSchema, ...errorResponses() },
       },

@@ -45,7 +45,9 @@ export const eventRoutes = registryRoutePlugin<EventRoutesOptions>('ward-event-s
     {
       schema: {
         tags: ['events'],
+        operationId: 'streamEvents',
         summary: 'Stream registry changes (server-sent events)',
+        description: 'Follows registry changes as server-sent events, resumable from a sequence number (cursor or Last-Event-ID); 410 when that position is no longer retained (contract §6).',
         querystring: EventStreamQuery,
         headers: EventStreamHeaders,
         response: { 200: EventStreamResponse, ...errorResponses(410) },
@@ -102,7 +104,9 @@ export const eventHistoryRoutes = registryRoutePlugin('ward-event-history-routes
     {
       schema: {
         tags: ['events'],
+        operationId: 'listEvents',
         summary: 'Retained events, newest first (filter by subject and type)',
+        description: 'The events the stream carries, as JSON pages newest first: the history of an agent or registry, or the recent changes.',
         querystring: EventHistoryQuery,
         response: { 200: EventHistorySchema, ...errorResponses() },
       },

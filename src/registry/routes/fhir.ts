@@ -30,11 +30,14 @@ const TYPES = Object.keys(SEARCH_PARAMETERS) as ResourceType[];
 const AnyQuery = Type.Object({}, { additionalProperties: true });
 const OperationOutcome = Type.Object(
   { resourceType: Type.Literal('OperationOutcome'), issue: Type.Array(Type.Object({}, { additionalProperties: true })) },
-  { additionalProperties: true, description: "FHIR R4 OperationOutcome; the Ward error code in issue[0].details.coding (docs/fhir.md)" },
+  { additionalProperties: true, title: 'OperationOutcome', description: "FHIR R4 OperationOutcome; the Ward error code in issue[0].details.coding (docs/fhir.md)" },
 );
+/** A FHIR R4 resource as sent: no properties named, so it is serialised as built (key order kept). */
+const FhirResource = Type.Object({}, { additionalProperties: true, title: 'FhirResource', description: 'A FHIR R4 resource in FHIR JSON (resourceType names which)' });
+const fhirAnswer = (description: string) => ({ description, content: { [FHIR_JSON]: { schema: FhirResource } } });
 /** Every error the FHIR directory answers, as an OperationOutcome in FHIR JSON (for the OpenAPI document). */
 const outcomes = (...statuses: number[]) =>
-  Object.fromEntries([...new Set([400, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
+  Object.fromEntries([...new Set([400, 401, 406, 422, 429, 500, 503, ...statuses])].map((status) => [status, { description: 'An OperationOutcome', content: { [FHIR_JSON]: { schema: OperationOutcome } } }]));
 const ReadParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const VersionParams = Type.Object({ id: Type.String({ maxLength: 200 }), vid: Type.String({ maxLength: 20 }) });
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', FHIR_JSON]);
@@ -105,7 +108,7 @@ const deviceHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Every kept version of the Device, newest first (docs/fhir.md, "History"); `_count` (1–100), `_since` (an instant) and the `next` link page it.',
         params: ReadParams,
         querystring: AnyQuery,
-        response: outcomes(401, 403, 404),
+        response: { 200: fhirAnswer('A history Bundle'), ...outcomes(401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -135,7 +138,7 @@ const deviceHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'The Device as it was at record version `vid`, with that version as its ETag and its time as Last-Modified (docs/fhir.md, "History").',
         params: VersionParams,
         querystring: AnyQuery,
-        response: outcomes(401, 403, 404),
+        response: { 200: fhirAnswer('The Device at that version'), ...outcomes(401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -160,7 +163,15 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   registerErrorHandling(app, sendOperationOutcome);
   app.addHook('onRequest', async (request) => requireJson(request));
 
-  const metadataSchema = { operationId: 'readFhirCapabilityStatement', tags: ['fhir'], summary: 'The FHIR CapabilityStatement', description: 'What the FHIR directory supports, exactly: resources, interactions, search parameters, includes (docs/fhir.md). Needs no credential.', querystring: AnyQuery, response: outcomes() };
+  const tags = ['fhir'];
+  const metadataSchema = {
+    tags,
+    operationId: 'getFhirCapabilityStatement',
+    summary: 'The FHIR CapabilityStatement',
+    description: 'What this FHIR R4 directory supports: the resources, their search parameters and interactions (public).',
+    querystring: AnyQuery,
+    response: { 200: fhirAnswer('The CapabilityStatement'), ...outcomes() },
+  };
   app.get('/metadata', { schema: metadataSchema }, async (_request, reply) =>
     reply.type(FHIR_CONTENT_TYPE).send(capabilityStatement({ baseUrl: ward.baseUrl(), software: { name: 'Ward', version: WARD_VERSION }, date: ward.clock.now().toISOString() }) as never),
   );
@@ -196,7 +207,14 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
   }
 
   for (const type of TYPES) {
-    const searchSchema = { operationId: `searchFhir${type}`, tags: ['fhir'], summary: `Search ${type} resources`, description: `A searchset Bundle of ${type} resources, paged by next links; the parameters are in the CapabilityStatement and docs/fhir.md.`, querystring: AnyQuery, response: outcomes(401, 403) };
+    const searchSchema = {
+      tags,
+      operationId: `searchFhir${type}`,
+      summary: `Search ${type} resources`,
+      description: `A searchset Bundle of ${type} resources matching the FHIR search parameters the CapabilityStatement lists, in pages (docs/fhir.md).`,
+      querystring: AnyQuery,
+      response: { 200: fhirAnswer('A searchset Bundle'), ...outcomes(401, 403) },
+    };
     app.get(`/${type}`, { schema: searchSchema }, async (request, reply) => {
       // Discovery's answer cache, as bytes: valid while nothing is committed (and for 30 s at most).
       const key = `${isStrict(request) ? 'strict' : 'lenient'} ${request.url}`;
@@ -226,7 +244,15 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       answers.set(key, generation, bytes);
       return reply.type(FHIR_CONTENT_TYPE).send(bytes as never);
     });
-    const readSchema = { operationId: `readFhir${type}`, tags: ['fhir'], summary: `Read a ${type}`, description: `One ${type} by its id (docs/fhir.md has how ids are formed).`, params: ReadParams, querystring: AnyQuery, response: outcomes(401, 403, 404) };
+    const readSchema = {
+      tags,
+      operationId: `readFhir${type}`,
+      summary: `Read a ${type}`,
+      description: `One ${type} resource by its id, with its version as a weak ETag.`,
+      params: ReadParams,
+      querystring: AnyQuery,
+      response: { 200: fhirAnswer(`The ${type}`), ...outcomes(401, 403, 404) },
+    };
     app.get(`/${type}/:id`, { schema: readSchema }, async (request, reply) =>
       sendResource(reply, await read(type, request.params.id)),
     );

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { registryUri } from '../../core/ids.ts';
 import type { RegistryServices } from '../services.ts';
-import { StringEnum, errorResponses } from '../../contract/schemas/common.ts';
+import { JwksSchema, StringEnum, errorResponses } from '../../contract/schemas/common.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
 const ServerMetadata = Type.Object(
@@ -23,7 +23,6 @@ const ServerMetadata = Type.Object(
   { title: 'ServerMetadata' },
 );
 
-const Jwks = Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }, { title: 'JWKS' });
 
 /** The metadata object without its signature (spec: Server metadata; contract §5). */
 export function serverMetadata(ward: RegistryServices) {
@@ -63,12 +62,25 @@ export const metadataRoutes = registryRoutePlugin('ward-metadata-routes', async 
     return cached.body;
   }
 
-  const schema = { tags: ['metadata'], summary: 'Server metadata', response: { 200: ServerMetadata, ...errorResponses() } };
-  app.get('/.well-known/agent-registry', { schema }, signedMetadata);
-  app.get('/v1/metadata', { schema }, signedMetadata);
+  const schema = {
+    tags: ['metadata'],
+    summary: 'Server metadata',
+    description: "This registry's identity, tier, jurisdiction, endpoints and accepted authentication, signed by its current key (contract §5).",
+    response: { 200: ServerMetadata, ...errorResponses() },
+  };
+  app.get('/.well-known/agent-registry', { schema: { ...schema, operationId: 'getWellKnownServerMetadata', summary: 'Server metadata (well-known address, public)' } }, signedMetadata);
+  app.get('/v1/metadata', { schema: { ...schema, operationId: 'getServerMetadata' } }, signedMetadata);
   app.get(
     '/.well-known/jwks.json',
-    { schema: { tags: ['metadata'], summary: "The registry's public signing keys", response: { 200: Jwks } } },
+    {
+      schema: {
+        tags: ['metadata'],
+        operationId: 'getRegistryJwks',
+        summary: "The registry's public signing keys",
+        description: 'The JWKS of every key this registry signs with or has signed with and still publishes (RFC 7517).',
+        response: { 200: JwksSchema, ...errorResponses() },
+      },
+    },
     async () => {
       await app.ward.signer.refreshIfStale();
       return app.ward.signer.jwks();
@@ -79,7 +91,9 @@ export const metadataRoutes = registryRoutePlugin('ward-metadata-routes', async 
     {
       schema: {
         tags: ['metadata'],
+        operationId: 'getHealth',
         summary: 'Liveness and storage readiness',
+        description: 'ok, with the storage backend in use (sqlite or postgres).',
         response: { 200: Type.Object({ status: Type.Literal('ok'), storage: Type.String() }), ...errorResponses(503) },
       },
     },

@@ -105,7 +105,9 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
     {
       schema: {
         tags,
+        operationId: 'getEntityConfiguration',
         summary: "This registry's entity configuration (OIDF §9), self-signed",
+        description: 'The entity configuration of this registry as an OpenID Federation entity: its keys, metadata and authority hints, in a self-signed entity statement.',
         response: { 200: jwtAnswer(ENTITY_STATEMENT_MEDIA_TYPE, 'The entity configuration'), ...refusals },
       },
     },
@@ -119,7 +121,9 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
     {
       schema: {
         tags,
+        operationId: 'fetchSubordinateStatement',
         summary: 'A subordinate statement about a child registry, by its entity identifier (OIDF §8.1)',
+        description: 'The entity statement this registry issues about one of its active child registries, named by its entity identifier.',
         querystring: AnyQuery({ sub: 'The entity identifier (api_base_url) of the child registry' }),
         response: { 200: jwtAnswer(ENTITY_STATEMENT_MEDIA_TYPE, 'The subordinate statement'), ...refusals },
       },
@@ -139,7 +143,9 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
     {
       schema: {
         tags,
+        operationId: 'listSubordinates',
         summary: 'The entity identifiers of the active child registries (OIDF §8.2)',
+        description: 'The entity identifiers of the active child registries, optionally of one entity type or only intermediates.',
         querystring: AnyQuery({
           entity_type: 'Keep entities of this type (repeatable)',
           intermediate: 'true: sovereign children only; false: organisational ones',
@@ -159,6 +165,8 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
     {
       schema: {
         tags,
+        operationId: 'resolveEntity',
+        description: 'Resolves an entity under one of the named trust anchors: its trust chain and its metadata with the policies applied, in a signed resolve response.',
         summary: "An entity's resolved metadata and trust chain under a trust anchor, signed (OIDF §8.3)",
         querystring: AnyQuery({
           sub: 'The entity to resolve',

@@ -22,11 +22,18 @@ export type OperationsRoutesOptions = {
   draining: () => boolean;
 };
 
-const ProbeAnswer = Type.Object({ status: Type.Literal('ok') });
+const ProbeAnswer = Type.Object({ status: Type.Literal('ok') }, { title: 'Liveness' });
+const livenessSchema = {
+  tags: ['operations'],
+  operationId: 'getLiveness',
+  summary: 'Liveness: the process answers (public)',
+  description: 'ok whenever the process can answer: for load balancers and orchestrators.',
+  response: { 200: ProbeAnswer, ...errorResponses() },
+};
 const ReadyAnswer = Type.Object({
   status: Type.Literal('ready'),
   checks: Type.Record(Type.String(), Type.Object({ ok: Type.Boolean(), detail: Type.String() })),
-});
+}, { title: 'Readiness' });
 
 /**
  * What operators and the admin console read about the registry itself (docs/console.md):
@@ -38,7 +45,7 @@ export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('wa
 
   app.get(
     '/livez',
-    { schema: { tags, summary: 'Liveness: the process answers (public)', response: { 200: ProbeAnswer, ...errorResponses() } } },
+    { schema: livenessSchema },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -47,6 +54,7 @@ export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('wa
     {
       schema: {
         tags,
+        operationId: 'getReadiness',
         summary: 'Readiness: storage answers, migrations are current, Redis answers when configured, not shutting down (public)',
         description: '503 SERVICE_UNAVAILABLE with `details.checks` when any check fails.',
         response: { 200: ReadyAnswer, ...errorResponses(503) },
@@ -67,7 +75,9 @@ export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('wa
     {
       schema: {
         tags,
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics (registry:admin when authentication is on)',
+        description: 'Request, stream, cache and storage metrics in the Prometheus text exposition format (docs/operations.md).',
         response: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses(401, 403) },
       },
     },
@@ -82,6 +92,7 @@ export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('wa
     {
       schema: {
         tags,
+        operationId: 'getCaller',
         summary: 'Who the presented credential is: kind, id, organisation, scopes and tier',
         description: 'Public: without a credential the answer is the anonymous caller (every scope only when auth is disabled).',
         response: { 200: CallerSchema, ...errorResponses(401) },
@@ -104,7 +115,9 @@ export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('wa
     {
       schema: {
         tags,
+        operationId: 'getAdminOverview',
         summary: 'Agents, endpoint health, alerts material and request rates at a glance',
+        description: 'What the console dashboard shows: agents by status and trust state, endpoints down or flapping, trust expiring, health over the last day and this instance\'s request rates.',
         response: { 200: OverviewSchema, ...errorResponses(401, 403) },
       },
     },
@@ -123,6 +136,8 @@ export const operationsRoutes = registryRoutePlugin<OperationsRoutesOptions>('wa
     {
       schema: {
         tags,
+        operationId: 'getDiagnostics',
+        description: 'What an operator checks first: this instance\'s version and uptime, storage and migrations, event and ledger positions, live instances, Redis, the discovery cache and the effective configuration with secrets redacted.',
         summary: 'This instance: version, uptime, storage, event position, instances, Redis, cache, configuration (secrets redacted)',
         response: { 200: DiagnosticsSchema, ...errorResponses(401, 403) },
       },

@@ -32,7 +32,9 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
     {
       schema: {
         tags,
+        operationId: 'registerChildRegistry',
         summary: 'Register a child registry and delegate to it',
+        description: 'Registers a sovereign or organisational registry under this one, within the tier rules, and issues its delegation statement (contract §5, docs/federation.md).',
         headers: IdempotencyHeaders,
         body: RegisterRegistryBody,
         response: { 201: RegistryRecordSchema, 200: RegistryRecordSchema, ...errorResponses(401, 403, 409) },
@@ -43,7 +45,9 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
 
   app.get(
     '/v1/registries',
-    { schema: { tags, summary: 'List the child registries of this registry', querystring: ListRegistriesQuery, response: { 200: RegistryListSchema, ...errorResponses(401, 403) } } },
+    { schema: { tags, operationId: 'listChildRegistries',
+        summary: 'List the child registries of this registry',
+        description: 'The child registries this registry has delegated to, filtered by jurisdiction, tier and status, in pages.', querystring: ListRegistriesQuery, response: { 200: RegistryListSchema, ...errorResponses(401, 403) } } },
     async (request) => {
       const { jurisdiction, tier, status, cursor, limit } = request.query;
       const normalised = jurisdiction === undefined ? undefined : normaliseJurisdiction(jurisdiction);
@@ -59,7 +63,9 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
 
   app.get(
     '/v1/registries/:id',
-    { schema: { tags, summary: 'Get a child registry by its registry URI (percent-encoded)', params: RegistryIdParams, response: { 200: RegistryRecordSchema, ...errorResponses(401, 403, 404) } } },
+    { schema: { tags, operationId: 'getChildRegistry',
+        summary: 'Get a child registry by its registry URI (percent-encoded)',
+        description: 'One child registry: its trust anchors, keys, status and delegation chain.', params: RegistryIdParams, response: { 200: RegistryRecordSchema, ...errorResponses(401, 403, 404) } } },
     async (request) => childRegistries.get(request.params.id),
   );
 
@@ -68,7 +74,9 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
     {
       schema: {
         tags,
+        operationId: 'revokeChildRegistry',
         summary: 'Revoke a child registry: no further statements, and its status turns revoked',
+        description: 'Revokes a child registry: no further delegation statements are issued for it, and its signed status turns revoked.',
         headers: IdempotencyHeaders,
         params: RegistryIdParams,
         body: RevokeRegistryBody,
@@ -83,7 +91,9 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
     {
       schema: {
         tags,
+        operationId: 'fetchDelegationGrant',
         summary: 'A fresh delegation statement for a child, with the chain above it (called by the child)',
+        description: 'Called by a child registry: a fresh delegation statement about it, with the statements and keys above it up to the root (docs/federation.md).',
         querystring: FederationSubjectQuery,
         response: { 200: DelegationGrantSchema, ...errorResponses(403, 404) },
       },
@@ -99,7 +109,9 @@ export const registryRoutes = registryRoutePlugin('ward-registry-routes', async 
 
   app.get(
     '/v1/federation/status',
-    { schema: { tags, summary: "A child registry's status, signed (online checks by verifiers)", querystring: FederationSubjectQuery, response: { 200: RegistryStatusSchema, ...errorResponses(404) } } },
+    { schema: { tags, operationId: 'getChildRegistryStatus',
+        summary: "A child registry's status, signed (online checks by verifiers)",
+        description: 'A child registry\'s status (active or revoked) in a signed status token, for verifiers that check online, like OCSP.', querystring: FederationSubjectQuery, response: { 200: RegistryStatusSchema, ...errorResponses(404) } } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return childRegistries.status(request.query.sub);

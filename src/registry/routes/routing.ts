@@ -17,7 +17,9 @@ export const routingRoutes = registryRoutePlugin('ward-routing-routes', async (a
     {
       schema: {
         tags: ['routing'],
+        operationId: 'routeAdvice',
         summary: 'Routing advice for an agent or a capability',
+        description: 'Chooses the endpoint to call for an agent (or the best agent for a capability) under residency, protocol and purpose constraints, with its trust bundle; signed, and changes nothing (contract §4).',
         body: RouteBody,
         response: { 200: RoutingResponseSchema, ...errorResponses(403, 404, 409) },
       },

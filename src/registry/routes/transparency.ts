@@ -24,7 +24,9 @@ export const transparencyRoutes = registryRoutePlugin('ward-transparency-routes'
     {
       schema: {
         tags,
+        operationId: 'listLedgerEntries',
         summary: 'List ledger entries by leaf index',
+        description: 'Pages through the transparency ledger in leaf order: each entry is the canonical JSON of one registry event and its leaf hash (docs/transparency.md).',
         querystring: EntriesQuery,
         response: { 200: EntriesResponse, ...errorResponses() },
       },
@@ -44,7 +46,9 @@ export const transparencyRoutes = registryRoutePlugin('ward-transparency-routes'
 
   app.get(
     '/v1/transparency/sth',
-    { schema: { tags, summary: 'The signed tree head', response: { 200: SignedTreeHeadResponse, ...errorResponses() } } },
+    { schema: { tags, operationId: 'getSignedTreeHead',
+        summary: 'The signed tree head',
+        description: 'The current size and root hash of the ledger, signed by the registry (typ ward-sth+jws).', response: { 200: SignedTreeHeadResponse, ...errorResponses() } } },
     async () => ledger.signedTreeHead(),
   );
 
@@ -53,7 +57,9 @@ export const transparencyRoutes = registryRoutePlugin('ward-transparency-routes'
     {
       schema: {
         tags,
+        operationId: 'getInclusionProof',
         summary: 'Inclusion proof of a leaf (by index or hash) in a tree of a given size',
+        description: 'The audit path that proves one leaf, named by index or by hash, is in the tree of the given size (RFC 9162 §2.1.3).',
         querystring: InclusionQuery,
         response: { 200: InclusionResponse, ...errorResponses(404) },
       },
@@ -72,7 +78,9 @@ export const transparencyRoutes = registryRoutePlugin('ward-transparency-routes'
     {
       schema: {
         tags,
+        operationId: 'getConsistencyProof',
         summary: 'Consistency proof between two tree sizes',
+        description: 'The proof that the tree of size `first` is a prefix of the tree of size `second` (RFC 9162 §2.1.4).',
         querystring: ConsistencyQuery,
         response: { 200: ConsistencyResponse, ...errorResponses() },
       },

@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import { WardError } from '../../core/errors.ts';
 import { refuseIfRevoked } from '../federation/revoked-registry.ts';
 import { parseAgentId } from '../../core/ids.ts';
-import { TrustAnchorSchema, TrustBundleQuery, TrustBundleSchema } from '../../contract/schemas/discovery-schemas.ts';
+import { TrustBundleQuery, TrustBundleSchema } from '../../contract/schemas/discovery-schemas.ts';
 import { errorResponses } from '../../contract/schemas/common.ts';
 import { sendOutcome, writeRequest } from '../http/request-context.ts';
 import { IdempotencyHeaders } from '../../contract/schemas/common.ts';
-import { RotateKeyBody, RotatedKeySchema } from '../../contract/schemas/registry-schemas.ts';
+import { RotateKeyBody, RotatedKeySchema, TrustAnchorSchema } from '../../contract/schemas/registry-schemas.ts';
 import { agentTrustBundle, childRegistryTrustBundle, registryTrustBundle } from '../../contract/trust-bundle.ts';
 import { registryRoutePlugin } from '../http/route-plugin.ts';
 
@@ -22,7 +22,9 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     {
       schema: {
         tags: ['trust'],
+        operationId: 'getTrustBundle',
         summary: 'The trust bundle of an agent or of this registry',
+        description: 'The certificates, keys, attestations and delegation chain a caller needs to trust an active agent, a child registry or this registry, signed by this registry (contract §5).',
         querystring: TrustBundleQuery,
         response: { 200: TrustBundleSchema, ...errorResponses(403, 404, 409) },
       },
@@ -64,8 +66,10 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     {
       schema: {
         tags: ['trust'],
+        operationId: 'listTrustAnchors',
         summary: "This registry's trust anchors: its published signing keys",
-        response: { 200: Type.Object({ anchors: Type.Array(TrustAnchorSchema) }), ...errorResponses() },
+        description: 'The signing keys this registry publishes, with their validity: what verifiers of its signatures trust (contract §5).',
+        response: { 200: Type.Object({ anchors: Type.Array(TrustAnchorSchema) }, { title: 'TrustAnchorList' }), ...errorResponses() },
       },
     },
     async () => {
@@ -88,10 +92,12 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
     {
       schema: {
         tags: ['trust'],
+        operationId: 'rotateSigningKey',
         summary: "Rotate the registry's signing key; the old public key stays published until its not_after",
+        description: 'Makes a new signing key current. The previous public key stays in the JWKS until its not_after, so signatures made with it still verify.',
         headers: IdempotencyHeaders,
         body: RotateKeyBody,
-        response: { 201: RotatedKeySchema, 200: RotatedKeySchema, ...errorResponses(401, 403) },
+        response: { 201: RotatedKeySchema, 200: RotatedKeySchema, ...errorResponses(401, 403, 409) },
       },
     },
     async (request, reply) => {

@@ -19,7 +19,9 @@ export const usageRoutes = registryRoutePlugin<UsageRoutesOptions>('ward-usage-r
     {
       schema: {
         tags,
+        operationId: 'getUsageSummary',
         summary: 'Usage per key, per UTC day and per operation class',
+        description: 'Admitted and rate-limited requests per API key, per UTC day and per operation class, between two instants.',
         querystring: UsageSummaryQuery,
         response: { 200: UsageSummarySchema, ...errorResponses(401, 403) },
       },
@@ -32,7 +34,9 @@ export const usageRoutes = registryRoutePlugin<UsageRoutesOptions>('ward-usage-r
     {
       schema: {
         tags,
+        operationId: 'getLiveUsage',
         summary: "A key's live usage: today's count and limit, tokens left per bucket",
+        description: 'An API key\'s usage now: today\'s request count against its daily limit, and the tokens left in each rate-limit bucket.',
         params: KeyIdParams,
         response: { 200: LiveUsageSchema, ...errorResponses(401, 403, 404) },
       },
