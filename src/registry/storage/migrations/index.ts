@@ -11,6 +11,7 @@ import * as discoveryRank from './009-discovery-rank.ts';
 import * as agentNameUnique from './010-agent-name-unique.ts';
 import * as batchToken from './011-batch-token.ts';
 import * as ledgerSubjects from './012-ledger-subjects.ts';
+import * as clusterInstances from './013-cluster-instances.ts';
 
 /** Every migration, applied in name order; names never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '010-agent-name-unique': agentNameUnique,
   '011-batch-token': batchToken,
   '012-ledger-subjects': ledgerSubjects,
+  '013-cluster-instances': clusterInstances,
 };
