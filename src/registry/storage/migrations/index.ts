@@ -13,8 +13,15 @@ import * as batchToken from './011-batch-token.ts';
 import * as ledgerSubjects from './012-ledger-subjects.ts';
 import * as clusterInstances from './013-cluster-instances.ts';
 
+/**
+ * A migration and its phase (docs/operations.md, "Rolling upgrades"): `expand` (the default) only adds
+ * what older builds ignore, so it runs while they serve; `contract` removes or tightens what an older
+ * build may still use, so it runs only once no instance of an older build is alive.
+ */
+export type WardMigration = Migration & { readonly phase?: 'expand' | 'contract' };
+
 /** Every migration, applied in name order; names never change once released. */
-export const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, WardMigration> = {
   '001-initial': initial,
   '002-discovery': discovery,
   '003-ledger': ledger,
