@@ -3,7 +3,8 @@
  * processes on one PostgreSQL schema and one Redis behind HAProxy (the cluster's configuration,
  * src/service/cluster-up.ts), a bounded mixed load through the balancer (registrations with keys,
  * reads, discovery, lists) and an event-stream subscriber through the balancer that resumes with
- * Last-Event-ID. Each instance in turn: SIGTERM (it drains: /readyz 503 while it still serves, until
+ * Last-Event-ID. The balancer neither retries nor redispatches (stricter than the cluster's), so only
+ * the drain keeps requests off an instance that closes. Each instance in turn: SIGTERM (it drains: /readyz 503 while it still serves, until
  * HAProxy marks it DOWN), it exits, it starts again on its port, HAProxy marks it UP. The upgrade does
  * the same between an expanding `ward migrate` of the next build (a column and an index) and its
  * contracting one, which is refused while an instance of the old build is alive. Figures (requests,
@@ -32,7 +33,7 @@ const skip = !DATABASE_URL ? 'needs TEST_DATABASE_URL' : !HAPROXY ? 'needs hapro
 const NEXT_BUILD = join(REPO_ROOT, 'test', 'fixtures', 'upgraded-ward.ts');
 /** Two clients, each waiting this long between requests: a few hundred requests over a roll. */
 const CLIENTS = 2;
-const PACE_MS = 60;
+const PACE_MS = 100;
 
 type Member = { port: number; dataDir: string; process: ChildProcess };
 
@@ -56,7 +57,14 @@ async function startCluster(t: TestContext, schema: string, root: string) {
   const port = await freePort();
   const socket = join(root, 'haproxy.sock');
   const config = join(root, 'haproxy.cfg');
-  writeFileSync(config, haproxyConfig(port, members.map((member) => `127.0.0.1:${member.port}`), { statsSocket: socket }));
+  // Stricter than the cluster's balancer: no retry and no redispatch, so a request sent to an instance
+  // that has stopped listening fails here instead of being saved by the balancer. The drain alone
+  // must keep requests off an instance before it closes.
+  const strict = haproxyConfig(port, members.map((member) => `127.0.0.1:${member.port}`), { statsSocket: socket })
+    .replace('  option redispatch\n', '')
+    .replace('  retries 2\n', '  retries 0\n');
+  assert.ok(strict.includes('retries 0') && !strict.includes('redispatch'));
+  writeFileSync(config, strict);
   running.balancer = spawn(HAPROXY as string, ['-f', config, '-db'], { stdio: 'ignore' });
   const states = () => serverStates(socket);
   await eventually(async () => ((await states().catch(() => [])).filter((state) => state === 'UP').length === 3 ? true : undefined), 'HAProxy to see three instances up', 30_000, 100);
