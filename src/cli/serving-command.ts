@@ -11,11 +11,9 @@ export const SHUTDOWN_GRACE_MS = 15_000;
  * its agents, storage closes. A request that never finishes does not hold the process: after
  * `graceMs` (default {@link SHUTDOWN_GRACE_MS}) it exits with status 1 and says so.
  */
-export function closeOnSignals(apps: readonly FastifyInstance[], graceMs = SHUTDOWN_GRACE_MS, alsoOn: readonly 'disconnect'[] = []): void {
+export function closeOnSignals(apps: readonly FastifyInstance[], graceMs = SHUTDOWN_GRACE_MS, alsoOn: readonly 'disconnect'[] = [], drain?: Drain): void {
   let closing = false;
-  const close = (signal: string) => {
-    if (closing) return;
-    closing = true;
+  const shut = (signal: string) => {
     for (const app of apps) app.log.info({ signal }, 'shutting down');
     const deadline = setTimeout(() => {
       for (const app of apps) app.log.error({ grace_ms: graceMs }, 'shutdown did not finish in time; exiting');
@@ -24,13 +22,25 @@ export function closeOnSignals(apps: readonly FastifyInstance[], graceMs = SHUTD
     deadline.unref();
     Promise.allSettled(apps.map((app) => app.close())).then(() => process.exit(0));
   };
+  const close = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    if (!drain || drain.ms <= 0) return shut(signal);
+    // Not ready, still serving: the balancer's health check takes the instance out, then it closes.
+    drain.start();
+    for (const app of apps) app.log.info({ signal, drain_ms: drain.ms }, 'draining: /readyz answers 503 until shutdown');
+    setTimeout(() => shut(signal), drain.ms);
+  };
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
   for (const event of alsoOn) process.once(event, () => close(event));
 }
 
-/** What a serving command started: the apps to close on a signal, and how long closing may take. */
-export type Serving = { apps: readonly FastifyInstance[]; graceMs?: number };
+/** A wait before closing, with readiness already failing (REGISTRY_SHUTDOWN_DRAIN_MS). */
+export type Drain = { ms: number; start: () => void };
+
+/** What a serving command started: the apps to close on a signal, how long closing may take, and the drain before it. */
+export type Serving = { apps: readonly FastifyInstance[]; graceMs?: number; drain?: Drain };
 
 /**
  * A command that takes no arguments and serves until SIGINT or SIGTERM (`ward registry`, `console`,
@@ -44,7 +54,7 @@ export function servingCommand(name: string, usage: string, start: () => Promise
     takesArguments: false,
     async run() {
       const serving = await start();
-      closeOnSignals(serving.apps, serving.graceMs);
+      closeOnSignals(serving.apps, serving.graceMs, [], serving.drain);
       return 'running';
     },
   };

@@ -99,6 +99,11 @@ export const ConfigSchema = Type.Object({
   REGISTRY_EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
   /** How long SIGTERM/SIGINT may take to finish in-flight requests before the process exits anyway. */
   REGISTRY_SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
+  /**
+   * On SIGTERM/SIGINT, how long `ward registry` keeps serving with /readyz at 503 before it closes, so
+   * a balancer takes it out of rotation first (a rolling restart with no failed request).
+   */
+  REGISTRY_SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 0 }),
   /** HMAC secret for stored API-key hashes; shared by every instance. Unset: one is made and kept in storage. */
   REGISTRY_API_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   MESH_JWT_SECRET: Type.String({ minLength: 1, default: DEFAULT_MESH_JWT_SECRET }),

@@ -87,6 +87,8 @@ export async function clusterUp(options: ClusterOptions): Promise<Cluster> {
         index: i + 1,
         port: instancePort,
         env: {
+          // Drained before it closes, so the balancer (checking every 500 ms, 2 failures) takes it out first.
+          REGISTRY_SHUTDOWN_DRAIN_MS: '2000',
           ...Object.fromEntries(operator),
           REGISTRY_HOST: '127.0.0.1',
           REGISTRY_PORT: String(instancePort),
@@ -144,10 +146,12 @@ export function readClusterStatus(dataDir: string): ClusterStatus | undefined {
 }
 
 /** Round-robin over the instances, each checked on /readyz; event streams may stay open an hour. */
-export function haproxyConfig(port: number, servers: readonly string[]): string {
+export function haproxyConfig(port: number, servers: readonly string[], options: { statsSocket?: string } = {}): string {
   return [
     'global',
     '  maxconn 4096',
+    // The runtime API (`show stat`: each server UP or DOWN), when asked for.
+    ...(options.statsSocket ? [`  stats socket ${options.statsSocket} mode 600 level operator`] : []),
     'defaults',
     '  mode http',
     '  timeout connect 2s',

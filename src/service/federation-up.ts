@@ -72,7 +72,14 @@ export function registryIdOf(spec: Pick<TierSpec, 'jurisdiction' | 'name'>): str
   return `registry://${spec.jurisdiction.toLowerCase()}/registries/${spec.name}`;
 }
 
-export type RegistryProcessSettings = { port: number; dataDir: string; parentUrl?: string | undefined; env?: Record<string, string> };
+export type RegistryProcessSettings = {
+  port: number;
+  dataDir: string;
+  parentUrl?: string | undefined;
+  env?: Record<string, string>;
+  /** The `ward` entry point to run (default src/cli/ward.ts; a test runs another build's). */
+  script?: string;
+};
 
 /**
  * Runs `ward registry` as a child process for one tier (its own SQLite database in `dataDir`,
@@ -104,7 +111,7 @@ export async function startRegistryProcess(
     // The address is read from the "registry listening" line, logged at info.
     REGISTRY_LOG_LEVEL: 'info',
   });
-  const child = spawn(process.execPath, [WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [settings.script ?? WARD_CLI, 'registry'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const onStderr = (chunk: string) => {
     stderr = (stderr + chunk).slice(-4096);

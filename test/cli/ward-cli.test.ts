@@ -10,7 +10,7 @@ import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
 import { WARD_BIN, runScript, runWard } from '../helpers/ward-process.ts';
 
 /** What `ward migrate` prints on an empty database: every migration, in name order. */
-const APPLIED_ALL = `applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`;
+const APPLIED_ALL = [...Object.keys(MIGRATIONS).sort().map((name) => `pending: ${name} (expand)`), `applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`].join('\n');
 
 function freshDataDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'ward-cli-'));
@@ -101,6 +101,9 @@ describe('the ward command', () => {
     test(`[${backend}] ward migrate applies every migration once, then reports up to date`, async (t) => {
       // openTestStorage gives an empty database (it does not migrate) and removes it afterwards.
       const { env: storageEnv } = await openTestStorage(t, backend);
+      const listed = await ward(t, ['migrate', '--pending'], storageEnv);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(listed.stdout.trim(), APPLIED_ALL.split('\n').slice(0, -1).join('\n'), 'everything pending, nothing changed');
       const first = await ward(t, ['migrate'], storageEnv);
       assert.equal(first.code, 0, first.stderr);
       assert.equal(first.stdout.trim(), APPLIED_ALL);

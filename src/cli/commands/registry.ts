@@ -13,5 +13,6 @@ Example:
 
 export const registryCommand = servingCommand('registry', USAGE, async () => {
   const config = loadConfig();
-  return { apps: [await startRegistry(config)], graceMs: config.REGISTRY_SHUTDOWN_GRACE_MS };
+  const app = await startRegistry(config);
+  return { apps: [app], graceMs: config.REGISTRY_SHUTDOWN_GRACE_MS, drain: { ms: config.REGISTRY_SHUTDOWN_DRAIN_MS, start: () => app.wardEdge.startDraining() } };
 });

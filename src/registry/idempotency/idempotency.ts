@@ -1,22 +1,45 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { CallContext } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import {
+  ClaimLostError,
+  claimHolderLiveUntil,
   findIdempotencyRecord,
   insertClaim,
   releaseClaim,
   takeOverClaim,
+  type IdempotencyRecord,
+  type NewClaim,
 } from '../storage/stores/idempotency-store.ts';
 import { runWrite, type WriteUnit } from '../storage/write-unit.ts';
 import { withRelaxedDurability } from '../storage/relaxed-durability.ts';
 
 /** Keys are kept this long (contract §2). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A claim whose holder has not finished in this time is presumed dead and may be taken over. */
+/**
+ * A claim whose holder has not finished in this time may be taken over whatever its heartbeat says.
+ * A claim whose holder's heartbeat lapses is taken over sooner: within the heartbeat's lapse.
+ */
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+/** Added to a hint to retry at the holder's lapse: clocks of instances differ by this much or less. */
+const RETRY_MARGIN_MS = 250;
+/** The hint when nothing better is known (a claim taken over under a request that was running). */
+const DEFAULT_RETRY_MS = 1000;
+
+/**
+ * The heartbeat id of the instance each storage's claims are made by, when it is listening and its
+ * heartbeat is current (instance-heartbeat.ts registers it). A claim without one (an app driven by
+ * inject(), or a heartbeat that cannot write) is only taken over when its 60 s lock expires.
+ */
+const claimHolders = new WeakMap<Storage, () => string | null>();
+
+export function registerClaimHolder(storage: Storage, holder: (() => string | null) | undefined): void {
+  if (holder) claimHolders.set(storage, holder);
+  else claimHolders.delete(storage);
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -83,8 +106,8 @@ export async function executeIdempotent(
   const scopeKey = idempotencyScopeKey(request.credentialId, request.method, request.path, request.key);
   const requestHash = request.fingerprint;
 
-  const replay = await claim(deps, scopeKey, requestHash);
-  if (replay) return { ...replay, status: 200, replayed: true };
+  const claimed = await claim(deps, scopeKey, requestHash);
+  if ('replay' in claimed) return { ...claimed.replay, status: 200, replayed: true };
 
   try {
     await precheck?.();
@@ -92,6 +115,7 @@ export async function executeIdempotent(
       const response = await work(unit);
       unit.completeClaim({
         scope_key: scopeKey,
+        claim_token: claimed.token,
         status_code: response.status,
         headers: response.headers,
         body: JSON.stringify(response.replayBody ?? response.body),
@@ -100,7 +124,10 @@ export async function executeIdempotent(
     });
     return { ...result, replayed: false };
   } catch (error) {
-    await releaseClaim(deps.storage.db, scopeKey, requestHash);
+    await releaseClaim(deps.storage.db, scopeKey, claimed.token);
+    // Another instance took the key over (this one's heartbeat lapsed): the change rolled back, and
+    // the taker's run is the one a retry is answered with.
+    if (error instanceof ClaimLostError) throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, DEFAULT_RETRY_MS);
     throw error;
   }
 }
@@ -129,46 +156,70 @@ export async function writeOnce<Body>(
 /** The idempotency request of a write that has no key and needs none (never stored, never compared). */
 const SYSTEM_WRITE = { key: undefined, required: false, method: '', path: '', fingerprint: '' } as const;
 
-/** Claims the key, or returns the stored response to replay, or throws the reason it cannot. */
+/** Claims the key (returning the claim's token), or returns the stored response to replay, or throws the reason it cannot. */
 async function claim(
   deps: { storage: Storage; clock: Clock },
   scopeKey: string,
   requestHash: string,
-): Promise<StoredResponse | undefined> {
+): Promise<{ token: string } | { replay: StoredResponse }> {
+  let retryAfterMs = DEFAULT_RETRY_MS;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const now = deps.clock.now();
-    const fresh = {
+    const fresh: NewClaim = {
       request_hash: requestHash,
       locked_until: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS).toISOString(),
       expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString(),
       created_at: now.toISOString(),
+      holder: claimHolders.get(deps.storage)?.() ?? null,
+      claim_token: randomUUID(),
     };
     // Most keys are new: the claim is tried first, so they cost one statement, and the stored record
     // is read only when the key was there already. A claim only guards a request in flight: losing
     // it in a crash loses nothing acknowledged.
-    if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh }))) return undefined;
+    if (await withRelaxedDurability(deps.storage, (db) => insertClaim(db, { scope_key: scopeKey, ...fresh }))) return { token: fresh.claim_token };
     const existing = await findIdempotencyRecord(deps.storage.db, scopeKey);
     if (!existing) continue; // released between our insert and read: try again
     const nowIso = now.toISOString();
     const expired = existing.expires_at <= nowIso;
-    const abandoned = existing.state === 'in_progress' && existing.locked_until <= nowIso;
-    if (expired || abandoned) {
-      if (await takeOverClaim(deps.storage.db, existing, fresh)) return undefined;
+    if (existing.state === 'completed' && !expired) {
+      if (existing.request_hash !== requestHash) throw reused();
+      return { replay: storedResponse(existing) };
+    }
+    const holderUntil = expired ? null : await heldUntil(deps, existing, nowIso);
+    if (holderUntil === null) {
+      if (await takeOverClaim(deps.storage.db, existing, fresh, nowIso)) return { token: fresh.claim_token };
       continue;
     }
-    if (existing.request_hash !== requestHash) {
-      throw new WardError('IDEMPOTENCY_KEY_REUSED', 'This X-Idempotency-Key was used with a different request.');
-    }
-    if (existing.state === 'in_progress') {
-      throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, 1000);
-    }
-    return {
-      status: existing.status_code ?? 200,
-      headers: existing.response_headers ?? {},
-      body: existing.response_body === null ? null : JSON.parse(existing.response_body),
-    };
+    if (existing.request_hash !== requestHash) throw reused();
+    // The honest wait: the holder finishes before then, or it is gone and the key can be taken over.
+    retryAfterMs = Math.max(holderUntil - now.getTime(), 0) + RETRY_MARGIN_MS;
+    break;
   }
-  throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, 1000);
+  throw new WardError('IDEMPOTENCY_KEY_IN_PROGRESS', undefined, {}, retryAfterMs);
+}
+
+/**
+ * Until when (epoch ms) an in-progress claim stays its holder's: its 60 s lock, or sooner the end of
+ * its holder's heartbeat; null when it may be taken over now.
+ */
+async function heldUntil(deps: { storage: Storage; clock: Clock }, record: IdempotencyRecord, nowIso: string): Promise<number | null> {
+  if (record.locked_until <= nowIso) return null;
+  const locked = Date.parse(record.locked_until);
+  if (record.holder === null) return locked;
+  const live = await claimHolderLiveUntil(deps.storage.db, record.holder, nowIso);
+  return live === null ? null : Math.min(locked, Date.parse(live));
+}
+
+function reused(): WardError {
+  return new WardError('IDEMPOTENCY_KEY_REUSED', 'This X-Idempotency-Key was used with a different request.');
+}
+
+function storedResponse(record: IdempotencyRecord): StoredResponse {
+  return {
+    status: record.status_code ?? 200,
+    headers: record.response_headers ?? {},
+    body: record.response_body === null ? null : JSON.parse(record.response_body),
+  };
 }
 
 function sha256(text: string): string {

@@ -251,7 +251,8 @@ function createComputerUse(app: FastifyInstance, base: ServiceFoundation, apiKey
     clock: base.clock,
     apiKeys,
     instanceId: heartbeat.instanceId,
-    isInstanceLive: heartbeat.isLive,
+    // A run is failed only once its instance's heartbeat has been gone 30 s: a pause is not a death.
+    isInstanceLive: (id: string) => heartbeat.isLive(id, 30_000),
     log: (error, message) => app.log.warn({ err: error }, message),
   });
 }

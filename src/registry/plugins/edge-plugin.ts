@@ -25,8 +25,10 @@ export type RegistryEdge = {
   readonly limiter: RateLimiter;
   readonly meter: UsageMeter;
   readonly traffic: TrafficStats;
-  /** Whether the registry has begun to close: /readyz then sends traffic elsewhere. */
+  /** Whether the registry has begun to close, or to drain before it: /readyz then sends traffic elsewhere. */
   draining(): boolean;
+  /** Turns /readyz to 503 while everything keeps serving (the drain before a shutdown). */
+  startDraining(): void;
 };
 
 declare module 'fastify' {
@@ -64,7 +66,16 @@ export const edgePlugin = fastifyPlugin(
     });
     const { redis, limiter, meter } = await registerCallerChecks(app);
     app.addHook('preValidation', async (request) => fingerprintBeforeValidation(request));
-    app.decorate('wardEdge', { redis, limiter, meter, traffic, draining: () => draining });
+    app.decorate('wardEdge', {
+      redis,
+      limiter,
+      meter,
+      traffic,
+      draining: () => draining,
+      startDraining: () => {
+        draining = true;
+      },
+    });
   },
   { name: 'ward-registry-edge', fastify: '5.x', dependencies: ['ward-registry-service-set'] },
 );

@@ -7,7 +7,7 @@ import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import type { InstanceHeartbeat } from '../operations/instance-heartbeat.ts';
 import { registryServices } from '../services.ts';
 import { openStorage, storageOptionsFromConfig, type Storage } from '../storage/database.ts';
-import { migrateToLatest } from '../storage/migrator.ts';
+import { migrate } from '../storage/migrator.ts';
 import { loadKnownIssuers } from '../trust/known-issuers.ts';
 import { loadRegistrySigner } from '../trust/registry-signer.ts';
 import { createRegistryServices } from './create-services.ts';
@@ -51,7 +51,9 @@ export const servicesPlugin = fastifyPlugin<ServicesPluginOptions>(
     const ownsStorage = options.storage === undefined;
     const storage = options.storage ?? (await openStorage(storageOptionsFromConfig(config)));
     Object.assign(opened, { storage, ownsStorage });
-    await migrateToLatest(storage);
+    // A contracting step runs here only when no other instance is live; otherwise `ward migrate` runs it.
+    const migrated = await migrate(storage, { contract: 'when-alone' });
+    if (migrated.refused) app.log.info({ migration: migrated.refused.name, live_instances: migrated.refused.instances.length }, 'contracting migration left for `ward migrate`: other instances are live');
     const keySealer = keySealerFromConfig(config);
     const signer = await loadRegistrySigner(storage, config.REGISTRY_SIGNING_ALG, clock, config.REGISTRY_KEY_LIFETIME_DAYS, keySealer);
     const knownIssuers = await loadKnownIssuers(config, signer);

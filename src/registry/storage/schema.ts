@@ -83,7 +83,7 @@ export type EndpointHealthTable = {
   checked_at: string;
 };
 
-export type LeasesTable = { name: string; holder: string; expires_at: string };
+export type LeasesTable = { name: string; holder: string; expires_at: string; /** What the holder says of itself (instance heartbeats: JSON). */ detail: string | null };
 
 export type ApiKeysTable = {
   key_id: string;
@@ -130,6 +130,10 @@ export type IdempotencyKeysTable = {
   locked_until: string;
   expires_at: string;
   created_at: string;
+  /** The instance holding an in-progress claim (its heartbeat id); null from a registry not listening. */
+  holder: string | null;
+  /** The claim's own random token: the answer is stored only while it is still the row's. */
+  claim_token: string | null;
 };
 
 export type SigningKeysTable = {

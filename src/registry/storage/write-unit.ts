@@ -5,7 +5,7 @@ import type { Database } from './schema.ts';
 import { commitNotification, signalEventsCommitted } from './commit-signal.ts';
 import { callbacksPerStorage } from './storage-callbacks.ts';
 import { eventRows, insertEventRows, numberEvents, type EventRow, type NewEvent, type StoredEvent } from './stores/event-store.ts';
-import { completeClaims, completionRow, type ClaimCompletion, type CompletionRow } from './stores/idempotency-store.ts';
+import { ClaimLostError, completeClaims, completionRow, type ClaimCompletion, type CompletionRow } from './stores/idempotency-store.ts';
 import { insertLedgerAppend, planLedgerAppend, type LedgerAppend, type LedgerTree } from './stores/ledger-store.ts';
 
 /**
@@ -319,7 +319,7 @@ async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], clo
   const leaves = ledger?.leaves ?? [];
   const nodes = ledger?.nodes ?? [];
   // Arrays bound as single parameters and unnested: one statement whatever the number of rows.
-  await sql`
+  const { rows } = await sql<{ answered: number | string }>`
     with events as (
       insert into events (seq, type, occurred_at, subject, data)
       select * from unnest(${events.map((e) => e.seq)}::bigint[], ${events.map((e) => e.type)}::text[],
@@ -337,13 +337,18 @@ async function closeBatch(tx: Kysely<Database>, backend: Storage['backend'], clo
       update idempotency_keys k
       set state = 'completed', status_code = a.status_code, response_headers = a.headers, response_body = a.body
       from unnest(${completions.map((c) => c.scope_key)}::text[], ${completions.map((c) => c.status_code)}::integer[],
-                  ${completions.map((c) => c.headers)}::text[], ${completions.map((c) => c.body)}::text[])
-           as a(scope_key, status_code, headers, body)
-      where k.scope_key = a.scope_key
+                  ${completions.map((c) => c.headers)}::text[], ${completions.map((c) => c.body)}::text[],
+                  ${completions.map((c) => c.claim_token)}::text[])
+           as a(scope_key, status_code, headers, body, claim_token)
+      where k.scope_key = a.scope_key and k.state = 'in_progress' and k.claim_token is not distinct from a.claim_token
+      returning k.scope_key
     ), sequence_moved as (
       update event_sequence set last_seq = ${lastSeq}, batch_token = ${token} where id = 1
     )
-    select ${events.length > 0 ? commitNotification(lastSeq) : sql`null`}`.execute(tx);
+    select (select count(*) from answers) as answered, ${events.length > 0 ? commitNotification(lastSeq) : sql`null`}`.execute(tx);
+  // A claim another instance took over (its holder's heartbeat lapsed) keeps the taker's run: this
+  // batch rolls back rather than store a second answer (idempotency-store.ts).
+  if (Number(rows[0]?.answered ?? 0) !== completions.length) throw new ClaimLostError(completions.map((c) => c.scope_key));
 }
 
 /** The sequence position under the lock, and the token of the batch that wrote it (null before any). */

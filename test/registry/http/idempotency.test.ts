@@ -7,6 +7,8 @@ import {
   idempotencyScopeKey,
   requestFingerprint,
 } from '../../../src/registry/idempotency/idempotency.ts';
+import { ClaimLostError, findIdempotencyRecord, insertClaim, releaseClaim } from '../../../src/registry/storage/stores/idempotency-store.ts';
+import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import { BACKENDS, agentBody, buildTestRegistry, ulidOf } from '../../helpers/registry.ts';
 
 /** A clock the test moves by hand. */
@@ -86,8 +88,11 @@ for (const backend of BACKENDS) {
       for (const response of responses.filter((r) => r.status === 409)) {
         assert.equal(response.body.error.code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
         assert.equal(response.body.error.retryable, true);
-        assert.equal(response.body.error.retry_after_ms, 1000);
-        assert.equal(response.headers['retry-after'], '1');
+        // No heartbeat runs in an app driven by inject(): its claims name no holder, so the honest
+        // wait is what is left of the 60 s lock (a listening instance's is its heartbeat's lapse).
+        const hint = response.body.error.retry_after_ms as number;
+        assert.ok(hint > IDEMPOTENCY_LOCK_MS - 10_000 && hint <= IDEMPOTENCY_LOCK_MS + 250, String(hint));
+        assert.equal(response.headers['retry-after'], String(Math.ceil(hint / 1000)));
       }
       assert.ok(responses.every((r) => [200, 201, 409].includes(r.status)), statuses.join());
       assert.equal((await registry.call({ method: 'GET', url: '/v1/agents' })).body.total_count, 1);
@@ -145,6 +150,73 @@ for (const backend of BACKENDS) {
       clock.advance(IDEMPOTENCY_LOCK_MS + 1);
       const taken = await registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: body });
       assert.equal(taken.status, 201);
+    });
+
+    test("a claim whose holder's heartbeat has lapsed is taken over at once; one whose holder beats waits as long as its heartbeat says", async (t) => {
+      const clock = manualClock();
+      const registry = await buildTestRegistry(t, backend, { clock });
+      const now = clock.now().getTime();
+      const plant = async (key: string, body: unknown, holder: string) =>
+        registry.storage.db
+          .insertInto('idempotency_keys')
+          .values({
+            scope_key: idempotencyScopeKey('anonymous', 'POST', '/v1/agents', key),
+            request_hash: requestFingerprint(body, undefined),
+            state: 'in_progress',
+            status_code: null,
+            response_headers: null,
+            response_body: null,
+            locked_until: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
+            expires_at: new Date(now + IDEMPOTENCY_RETENTION_MS).toISOString(),
+            created_at: new Date(now).toISOString(),
+            holder,
+            claim_token: randomUUID(),
+          })
+          .execute();
+      // One holder beats (its lease runs 6 s more), the other's lease lapsed a moment ago.
+      await registry.storage.db
+        .insertInto('leases')
+        .values([
+          { name: 'instance:alive', holder: 'alive', expires_at: new Date(now + 6000).toISOString(), detail: null },
+          { name: 'instance:gone', holder: 'gone', expires_at: new Date(now - 1).toISOString(), detail: null },
+        ])
+        .execute();
+      const [aliveKey, goneKey, unknownKey] = [randomUUID(), randomUUID(), randomUUID()];
+      const [aliveBody, goneBody, unknownBody] = [agentBody(), agentBody(), agentBody()];
+      await plant(aliveKey, aliveBody, 'alive');
+      await plant(goneKey, goneBody, 'gone');
+      await plant(unknownKey, unknownBody, 'never-beat');
+      const post = (key: string, body: Record<string, unknown>) => registry.call({ method: 'POST', url: '/v1/agents', headers: { 'x-idempotency-key': key }, payload: body });
+
+      assert.equal((await post(goneKey, goneBody)).status, 201, 'a lapsed holder is taken over at once');
+      assert.equal((await post(unknownKey, unknownBody)).status, 201, 'a holder with no heartbeat at all is taken over at once');
+      const waiting = await post(aliveKey, aliveBody);
+      assert.equal(waiting.body.error.code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+      assert.equal(waiting.body.error.retry_after_ms, 6250, "the holder's heartbeat runs 6 s more (and 250 ms for clocks)");
+      assert.equal(waiting.headers['retry-after'], '7');
+      clock.advance(5999);
+      assert.equal((await post(aliveKey, aliveBody)).body.error.retry_after_ms, 251);
+      clock.advance(1);
+      assert.equal((await post(aliveKey, aliveBody)).status, 201, 'taken over once the heartbeat lapses');
+      assert.equal((await registry.call({ method: 'GET', url: '/v1/agents' })).body.total_count, 3);
+    });
+
+    test('a request whose claim was taken over meanwhile commits nothing and leaves the taker its claim', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const scopeKey = 'taken-over';
+      const at = new Date(Date.now() + 60_000).toISOString();
+      await insertClaim(registry.storage.db, { scope_key: scopeKey, request_hash: 'h', locked_until: at, expires_at: at, created_at: at, holder: 'slow', claim_token: 'mine' });
+      // Another instance takes it over (the holder's heartbeat lapsed while it was paused).
+      await registry.storage.db.updateTable('idempotency_keys').set({ holder: 'taker', claim_token: 'theirs' }).where('scope_key', '=', scopeKey).execute();
+      const write = runWrite(registry.storage, async (unit) => {
+        unit.emit({ type: 'agent.updated', subject: 'urn:test', occurred_at: at, data: {} });
+        unit.completeClaim({ scope_key: scopeKey, claim_token: 'mine', status_code: 201, headers: {}, body: '{}' });
+      });
+      await assert.rejects(write, ClaimLostError);
+      assert.equal((await registry.storage.db.selectFrom('events').selectAll().execute()).length, 0, 'the change rolled back');
+      await releaseClaim(registry.storage.db, scopeKey, 'mine');
+      const record = await findIdempotencyRecord(registry.storage.db, scopeKey);
+      assert.deepEqual([record?.state, record?.holder, record?.claim_token], ['in_progress', 'taker', 'theirs'], "the loser's release leaves the taker's claim");
     });
 
     test('keys expire after 24 hours: the same key may then be used again', async (t) => {

@@ -132,13 +132,13 @@ for (const backend of BACKENDS) {
       await migrateToLatest(storage);
       const at = new Date().toISOString();
       for (const n of [1, 2, 3]) {
-        await insertClaim(storage.db, { scope_key: `key-${n}`, request_hash: 'h', locked_until: at, expires_at: at, created_at: at });
+        await insertClaim(storage.db, { scope_key: `key-${n}`, request_hash: 'h', locked_until: at, expires_at: at, created_at: at, holder: null, claim_token: `token-${n}` });
       }
       // Together in one batch; the second fails after keeping its answer.
       const outcomes = await Promise.allSettled(
         [1, 2, 3].map((n) =>
           runWrite(storage, async (unit) => {
-            unit.completeClaim({ scope_key: `key-${n}`, status_code: 201, headers: { etag: `"${n}"` }, body: JSON.stringify({ n, text: 'ké "q"' }) });
+            unit.completeClaim({ scope_key: `key-${n}`, claim_token: `token-${n}`, status_code: 201, headers: { etag: `"${n}"` }, body: JSON.stringify({ n, text: 'ké "q"' }) });
             if (n === 2) throw new Error('unit 2 fails');
             return n;
           }),

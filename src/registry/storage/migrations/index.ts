@@ -15,9 +15,17 @@ import * as agentCards from './013-agent-cards.ts';
 import * as agentVersions from './014-agent-versions.ts';
 import * as agentEndpoints from './015-agent-endpoints.ts';
 import * as computerUseModel from './016-computer-use-model.ts';
+import * as clusterInstances from './017-cluster-instances.ts';
+
+/**
+ * A migration and its phase (docs/operations.md, "Rolling upgrades"): `expand` (the default) only adds
+ * what older builds ignore, so it runs while they serve; `contract` removes or tightens what an older
+ * build may still use, so it runs only once no instance of an older build is alive.
+ */
+export type WardMigration = Migration & { readonly phase?: 'expand' | 'contract' };
 
 /** Every migration, applied in name order; names never change once released. */
-export const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, WardMigration> = {
   '001-initial': initial,
   '002-discovery': discovery,
   '003-ledger': ledger,
@@ -34,4 +42,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '014-agent-versions': agentVersions,
   '015-agent-endpoints': agentEndpoints,
   '016-computer-use-model': computerUseModel,
+  '017-cluster-instances': clusterInstances,
 };

@@ -7,15 +7,16 @@ import type { Database } from '../schema.ts';
  */
 export async function acquireLease(
   db: Kysely<Database>,
-  lease: { name: string; holder: string; now: string; expiresAt: string },
+  lease: { name: string; holder: string; now: string; expiresAt: string; detail?: string | null },
 ): Promise<boolean> {
+  const detail = lease.detail ?? null;
   await db
     .insertInto('leases')
-    .values({ name: lease.name, holder: lease.holder, expires_at: lease.expiresAt })
+    .values({ name: lease.name, holder: lease.holder, expires_at: lease.expiresAt, detail })
     .onConflict((oc) =>
       oc
         .column('name')
-        .doUpdateSet({ holder: lease.holder, expires_at: lease.expiresAt })
+        .doUpdateSet({ holder: lease.holder, expires_at: lease.expiresAt, detail })
         .where((eb) => eb.or([eb('leases.expires_at', '<=', lease.now), eb('leases.holder', '=', lease.holder)])),
     )
     .execute();
@@ -42,4 +43,15 @@ export async function countLeases(db: Kysely<Database>, prefix: string, now: str
 export async function isLeaseHeld(db: Kysely<Database>, name: string, now: string): Promise<boolean> {
   const row = await db.selectFrom('leases').select('name').where('name', '=', name).where('expires_at', '>', now).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Unexpired leases whose name starts with `prefix`, with what each holder says of itself. */
+export async function listLeases(db: Kysely<Database>, prefix: string, now: string): Promise<{ name: string; holder: string; expires_at: string; detail: string | null }[]> {
+  return db
+    .selectFrom('leases')
+    .select(['name', 'holder', 'expires_at', 'detail'])
+    .where('name', 'like', `${prefix}%`)
+    .where('expires_at', '>', now)
+    .orderBy('name')
+    .execute();
 }
