@@ -16,7 +16,17 @@ import { nextTraceparent } from '../runtime/trace-context.ts';
 import type { AgentFleet } from './agent-fleet.ts';
 import { agentRequestHeaders, forwardToAgent } from './agent-proxy.ts';
 import { answerJson, decodeBody, errorsFor, gatewayErrorObject, plainHttpStatus } from './gateway-errors.ts';
+import { readFileParts } from './file-part-phi.ts';
 import { methodOf, type TaskLog } from './task-log.ts';
+
+/** A binary file part the PHI guard cannot read (file-part-phi.ts): refused, as what it cannot check. */
+function unreadableFileError(pointers: readonly string[]) {
+  const reason = 'the gateway PHI guard reads file parts as text only; a binary file part cannot be checked for health data';
+  return meshErrorObject('VALIDATION_ERROR', 'A binary file part cannot pass the gateway PHI guard.', {
+    reason: 'file_part_unreadable',
+    errors: pointers.map((pointer) => ({ pointer, reason })),
+  });
+}
 
 type AliasRequest = FastifyRequest<{ Params: { alias: string } }>;
 
@@ -52,8 +62,10 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, taskLog: Tas
   if (!fleet.has(alias)) return answerJson(reply, 200, errorsFor(decoded(), meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
   if (config.GATEWAY_PHI_GUARD) {
     const value = decoded();
-    const findings = [...scanHeadersForPhi(request.headers), ...(value === undefined ? [] : scanForPhi(value))];
+    const files = readFileParts(value);
+    const findings = [...scanHeadersForPhi(request.headers), ...(value === undefined ? [] : scanForPhi(value)), ...files.findings];
     if (findings.length > 0) return answerJson(reply, 200, errorsFor(value, meshErrorObject('PHI_DETECTED', undefined, { findings })));
+    if (files.unreadable.length > 0) return answerJson(reply, 200, errorsFor(value, unreadableFileError(files.unreadable)));
   }
   const recorder = taskLog.begin(alias, methodOf(body));
   let url: string;

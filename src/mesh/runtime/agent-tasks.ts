@@ -11,6 +11,7 @@ import { SqliteTaskStore } from '../storage/sqlite-task-store.ts';
 import type { TaskStore } from '../storage/task-store.ts';
 import { agentDataDir } from './agent-data-dir.ts';
 import type { MeshAgent } from './mesh-agent.ts';
+import { DEFAULT_INPUT_MODES } from './tasks/file-parts.ts';
 import { TaskManager } from './tasks/task-manager.ts';
 
 declare module 'fastify' {
@@ -44,6 +45,7 @@ export const agentTasks = fastifyPlugin<AgentTasksOptions>(
       executor,
       clock: options.clock,
       agentDid: agentDid(config, alias),
+      inputModes: agent.info.inputModes ?? DEFAULT_INPUT_MODES,
       onExecutorError: (error, taskId) => app.log.error({ err: error, task_id: taskId }, 'task executor failed'),
     });
     const interrupted = tasks.failInterrupted();

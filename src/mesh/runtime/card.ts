@@ -10,6 +10,7 @@
  * A card holds no secrets: it is served without credentials.
  */
 import type { AgentInfo } from './mesh-agent.ts';
+import { DEFAULT_INPUT_MODES } from './tasks/file-parts.ts';
 
 export const MESH_PROTOCOL = 'mesh-a2a-jsonrpc';
 
@@ -105,7 +106,7 @@ function contractAndA2aCard(input: CardInput) {
       websocket: true,
       consent_support: info.consentSupport ?? false,
     },
-    defaultInputModes: ['text/plain', 'application/json'],
+    defaultInputModes: [...(info.inputModes ?? DEFAULT_INPUT_MODES)],
     defaultOutputModes: ['text/plain', 'application/json'],
   };
 }

@@ -30,6 +30,11 @@ export type AgentInfo = {
   readonly skills: readonly AgentSkill[];
   /** Whether the agent enforces consent (the registry's `capabilities.consent_support`). */
   readonly consentSupport?: boolean;
+  /**
+   * The media types its tasks take (the card's `defaultInputModes`; `type/*` allowed). Default
+   * `text/plain` and `application/json`: file parts of any other type are refused (tasks/file-parts.ts).
+   */
+  readonly inputModes?: readonly string[];
 };
 
 /** One of the agent's own methods. `params` is checked first (-32602); `consent` before `handle` (-32003). */

@@ -7,6 +7,7 @@
  * 2 × TCK_STREAMING_TIMEOUT seconds, so the TCK can subscribe to it again, and then completes.
  */
 import type { AgentFactory } from '../../runtime/mesh-agent.ts';
+import { describeFilePart } from '../../runtime/tasks/file-parts.ts';
 import type { MeshMessage } from '../../runtime/tasks/task-types.ts';
 
 /** The TCK's message-id prefix for a task that must keep running (SUT_REQUIREMENTS.md). */
@@ -22,8 +23,16 @@ export function resubscribeHoldMs(env: NodeJS.ProcessEnv = process.env): number 
 }
 
 function textOf(message: MeshMessage): string {
-  return message.parts.map((part) => (part.kind === 'text' ? part.text : JSON.stringify(part.data))).join(' ');
+  return message.parts
+    .map((part) => (part.kind === 'text' ? part.text : part.kind === 'data' ? JSON.stringify(part.data) : describeFilePart(part)))
+    .join(' ');
 }
+
+/**
+ * What the TCK sends besides text and JSON (its multi-modal tests send `application/octet-stream`
+ * raw parts); the runtime refuses any other media type with ContentTypeNotSupportedError.
+ */
+export const TCK_INPUT_MODES = ['text/plain', 'application/json', 'application/octet-stream', 'application/pdf', 'image/*', 'audio/*'] as const;
 
 /** Resolves after `ms`, or when `signal` aborts (a cancel), whichever is first. */
 function hold(ms: number, signal: AbortSignal): Promise<void> {
@@ -42,6 +51,7 @@ export const createAgent: AgentFactory = ({ alias }) => ({
     name: 'Ward TCK agent',
     description: 'Answers every message and keeps its task open, as the A2A Technology Compatibility Kit expects of the agent it checks.',
     version: '1.0.0',
+    inputModes: TCK_INPUT_MODES,
     skills: [{ id: 'tck.echo', name: 'Echo', description: 'Answers with the text it was sent.', tags: ['tck', 'echo'], examples: ['Hello from the TCK'] }],
   },
   executeTask: async ({ message, signal, progress }) => {

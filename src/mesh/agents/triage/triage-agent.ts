@@ -34,6 +34,8 @@ export function triageInputFrom(history: readonly MeshMessage[]): Record<string,
   const input: Record<string, unknown> = {};
   for (const message of history.filter((entry) => entry.role === 'user')) {
     for (const part of message.parts) {
+      // Triage declares text and JSON only: the runtime refuses file parts before they get here.
+      if (part.kind === 'file') continue;
       if (part.kind === 'data') Object.assign(input, part.data);
       else if (part.text.trim().startsWith('{')) {
         try {

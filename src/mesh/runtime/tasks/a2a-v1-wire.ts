@@ -9,17 +9,21 @@
 import { Type, type Static } from 'typebox';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { Artifact, MeshMessage, Part, TaskRecord, TaskState, TaskStatus } from './task-types.ts';
+import { CONTENT_TYPE_NOT_SUPPORTED } from './file-parts.ts';
 import { Id, Metadata, type MessageSendParams } from './task-wire.ts';
 
-/** A 1.0 part is one of `text`, `data`, `url`, `raw`; Ward's tasks carry text and JSON objects. */
+/**
+ * A 1.0 part is one of `text`, `data`, `url`, `raw`; Ward's tasks carry text, JSON objects, and files
+ * of the media types the agent declares (file-parts.ts).
+ */
 const PartV1 = Type.Object({
   text: Type.Optional(Type.String({ maxLength: 100_000 })),
   data: Type.Optional(Type.Unknown()),
-  url: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String({ maxLength: 8192 })),
   raw: Type.Optional(Type.String()),
   metadata: Type.Optional(Metadata),
-  filename: Type.Optional(Type.String()),
-  mediaType: Type.Optional(Type.String()),
+  filename: Type.Optional(Type.String({ maxLength: 255 })),
+  mediaType: Type.Optional(Type.String({ maxLength: 255 })),
 });
 type PartV1 = Static<typeof PartV1>;
 
@@ -72,8 +76,16 @@ function partFromV1(part: PartV1, pointer: string): Part {
     }
     return { kind: 'data', data: part.data as Record<string, unknown>, ...meta };
   }
-  if (part.url !== undefined || part.raw !== undefined) throw invalid(pointer, 'file parts (url, raw) are not supported; send text or data');
-  throw invalid(pointer, 'a part needs text or data');
+  if (part.url !== undefined || part.raw !== undefined) {
+    if (part.url !== undefined && part.raw !== undefined) throw invalid(pointer, 'a part has one of raw and url, not both');
+    const file = {
+      ...(part.raw === undefined ? { uri: part.url } : { bytes: part.raw }),
+      ...(part.mediaType ? { mimeType: part.mediaType } : {}),
+      ...(part.filename ? { name: part.filename } : {}),
+    };
+    return { kind: 'file', file, ...meta };
+  }
+  throw invalid(pointer, 'a part needs text, data, raw or url');
 }
 
 /** A 1.0 `SendMessageRequest` as the v0.3 `message/send` params the task methods take. */
@@ -112,7 +124,10 @@ export const STATE_FROM_V1: Readonly<Record<string, TaskState>> = Object.fromEnt
 
 function partToV1(part: Part) {
   const meta = part.metadata === undefined ? {} : { metadata: part.metadata };
-  return part.kind === 'text' ? { text: part.text, ...meta } : { data: part.data, ...meta };
+  if (part.kind === 'text') return { text: part.text, ...meta };
+  if (part.kind === 'data') return { data: part.data, ...meta };
+  const { bytes, uri, mimeType, name } = part.file;
+  return { ...(bytes === undefined ? { url: uri } : { raw: bytes }), ...(mimeType ? { mediaType: mimeType } : {}), ...(name ? { filename: name } : {}), ...meta };
 }
 
 function messageToV1(message: MeshMessage) {
@@ -190,7 +205,7 @@ class A2aV1Error extends MeshRpcError {
 }
 
 /** A2A 1.0's own error codes that Ward answers with (§5.4). */
-export const A2A_V1_CODES = { PUSH_NOTIFICATION_NOT_SUPPORTED: -32003, UNSUPPORTED_OPERATION: -32004 } as const;
+export const A2A_V1_CODES = { PUSH_NOTIFICATION_NOT_SUPPORTED: -32003, UNSUPPORTED_OPERATION: -32004, CONTENT_TYPE_NOT_SUPPORTED: -32005 } as const;
 
 /** An operation 1.0 answers with `UnsupportedOperationError` (-32004), e.g. a message to a finished task. */
 export function unsupportedOperation(message: string, data: unknown): MeshRpcError {
@@ -206,14 +221,17 @@ export function pushNotificationNotSupported(): MeshRpcError {
 /**
  * Rethrows a mesh task error with A2A 1.0's code; anything else as it is. A message to a task that
  * cannot take one (finished, or mid-turn) is 1.0's UnsupportedOperationError: §3.1.6 names it for a
- * task "in a terminal state", where the contract's methods answer -32602.
+ * task "in a terminal state", where the contract's methods answer -32602; a file part of a media type
+ * the agent does not declare is 1.0's ContentTypeNotSupportedError (-32005, §3.3.2; file-parts.ts).
  */
 export function asA2aV1Error(error: unknown): unknown {
   if (error instanceof A2aV1Error) return error;
   if (error instanceof MeshRpcError) {
     const code = A2A_CODES[error.errorName];
     if (code !== undefined) return new A2aV1Error(error, code);
-    if ((error.data as { reason?: unknown } | undefined)?.reason === 'task_not_awaiting_input') {
+    const reason = (error.data as { reason?: unknown } | undefined)?.reason;
+    if (reason === CONTENT_TYPE_NOT_SUPPORTED) return new A2aV1Error(error, A2A_V1_CODES.CONTENT_TYPE_NOT_SUPPORTED);
+    if (reason === 'task_not_awaiting_input') {
       return unsupportedOperation('Unsupported operation: the task does not take a message in its current state.', error.data);
     }
   }

@@ -3,6 +3,7 @@ import type { Clock } from '../../../core/clock.ts';
 import type { MeshCallContext } from '../call-context.ts';
 import { MeshRpcError } from '../mesh-errors.ts';
 import type { ArtifactInput, TaskExecutor, TaskOutcome, TaskTurn } from './task-executor.ts';
+import { DEFAULT_INPUT_MODES, checkMessageParts } from './file-parts.ts';
 import { isTerminal, moveTask, stayWorking } from './task-state.ts';
 import type { TaskStore } from '../../storage/task-store.ts';
 import type { MeshMessage, MessageInput, Part, SendInput, TaskEvent, TaskEventBody, TaskRecord, TaskState } from './task-types.ts';
@@ -13,6 +14,8 @@ export type TaskManagerOptions = {
   readonly clock: Clock;
   /** This agent's DID: the default recipient. */
   readonly agentDid: string;
+  /** The media types the agent takes (its card's `defaultInputModes`); default text and JSON. */
+  readonly inputModes?: readonly string[];
   /** Told about an executor that threw (the task fails with a generic message). */
   readonly onExecutorError?: (error: unknown, taskId: string) => void;
 };
@@ -85,6 +88,7 @@ export class TaskManager {
    * last turn (state `working`, a new turn).
    */
   send(input: SendInput, call: MeshCallContext): TaskRecord {
+    checkMessageParts(input.message.parts, this.#options.inputModes ?? DEFAULT_INPUT_MODES);
     const sender = call.principal.sub;
     const existing = input.task_id === undefined ? undefined : this.#options.store.get(input.task_id);
     if (existing) {

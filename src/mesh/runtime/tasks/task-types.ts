@@ -12,7 +12,17 @@ export type DataPart = {
   readonly data: Record<string, unknown>;
   readonly metadata?: Record<string, unknown>;
 };
-export type Part = TextPart | DataPart;
+/**
+ * A file: base64 `bytes` or a `uri` (one of them), its media type and name. A2A v0.3's file part;
+ * 1.0's `raw` / `url` part with `mediaType` and `filename` (a2a-v1-wire.ts). Only agents that declare
+ * its media type receive one (file-parts.ts).
+ */
+export type FilePart = {
+  readonly kind: 'file';
+  readonly file: { readonly bytes?: string; readonly uri?: string; readonly mimeType?: string; readonly name?: string };
+  readonly metadata?: Record<string, unknown>;
+};
+export type Part = TextPart | DataPart | FilePart;
 
 export type MeshMessage = {
   readonly kind: 'message';

@@ -13,9 +13,19 @@ export const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z
 export const PartSchema = Type.Union([
   Type.Object({ kind: Type.Literal('text'), text: Type.String({ maxLength: 100_000 }), metadata: Type.Optional(Metadata) }),
   Type.Object({ kind: Type.Literal('data'), data: Metadata, metadata: Type.Optional(Metadata) }),
+  Type.Object({
+    kind: Type.Literal('file'),
+    file: Type.Object({
+      bytes: Type.Optional(Type.String()),
+      uri: Type.Optional(Type.String({ maxLength: 8192 })),
+      mimeType: Type.Optional(Type.String({ maxLength: 255 })),
+      name: Type.Optional(Type.String({ maxLength: 255 })),
+    }),
+    metadata: Type.Optional(Metadata),
+  }),
 ]);
 
-/** The spec's Mesh Message: `kind` must be `message`, `role` user or agent, text (or data) parts. */
+/** The spec's Mesh Message: `kind` must be `message`, `role` user or agent, text, data (or file: file-parts.ts) parts. */
 export const MessageSchema = Type.Object({
   kind: Type.Literal('message'),
   messageId: Type.Optional(Id),

@@ -148,12 +148,13 @@ describe('A2A 1.0 on the agent runtime', () => {
     assert.equal(last.status.state, TaskState.TASK_STATE_COMPLETED);
   });
 
-  test('bad 1.0 params name the field: a file part, a non-object data part, a push config, a bad role', async (t) => {
+  test('bad 1.0 params name the field: an undeclared file part (-32005), a non-object data part, a push config, a bad role', async (t) => {
     const { url } = await listenAgent(t, createEchoAgent());
     const send = async (params: unknown) => (await post(url, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params }, await authHeaders())).body.error;
     const message = (parts: unknown[], role = 'ROLE_USER') => ({ messageId: 'm-1', role, parts });
+    // The echo agent declares text and JSON only: ContentTypeNotSupportedError (file-parts.test.ts has the rest).
     const file = await send({ message: message([{ url: 'https://example.org/x.pdf' }]) });
-    assert.equal(file.code, -32602);
+    assert.equal(file.code, -32005);
     assert.deepEqual(file.data.errors[0].pointer, '/message/parts/0');
     const scalar = await send({ message: message([{ data: 42 }]) });
     assert.equal(scalar.data.errors[0].pointer, '/message/parts/0/data');
