@@ -137,7 +137,7 @@ for (const backend of BACKENDS) {
       assert.equal(new URL(lenient.body.link[0].url).search, '?_count=5');
     });
 
-    test('migrations 013 and 014 backfill the current version and the endpoint protocols of each agent written before them', async (t) => {
+    test('migrations 014 and 015 backfill the current version and the endpoint protocols of each agent written before them', async (t) => {
       const storage = await openTestStorage(t, backend);
       const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '014'));
       await migrateToLatest(storage, before);
@@ -148,7 +148,8 @@ for (const backend of BACKENDS) {
         await sql`insert into agents (id, agent_uri, jurisdiction, status, display_name, org_id, version, trust_state, trust_level, record, created_at, updated_at)
                   values (${id}, ${`registry://gb/agents/${id}`}, 'GB', ${status}, ${`Agent ${id}`}, 'org-a', ${version}, 'validated', 2, ${JSON.stringify(recordOf(id))}, ${at}, ${at})`.execute(storage.db);
       }
-      assert.deepEqual(await migrateToLatest(storage), ['014-agent-versions', '015-agent-endpoints']);
+      const applied = await migrateToLatest(storage);
+      assert.deepEqual(applied.slice(0, 2), ['014-agent-versions', '015-agent-endpoints'], 'the two run next, before any later migration');
       // Migration 015: the protocols of each agent's endpoints, once each.
       const endpoints = await sql<any>`select protocol, agent_id from agent_endpoints order by agent_id, protocol`.execute(storage.db);
       assert.deepEqual(endpoints.rows.map((row) => ({ ...row })), [
