@@ -9,6 +9,7 @@
 import { importJWK, type JWK } from 'jose';
 import { CardSignatureError, verifyAgentCard, type CardSignatureHeader } from '../../core/crypto/agent-card-signature.ts';
 import { WardError } from '../../core/errors.ts';
+import { InvalidStatusError } from '../../core/net/guarded-fetch.ts';
 
 export type CardSignaturePolicy = 'off' | 'if-present' | 'required';
 
@@ -32,6 +33,17 @@ const MAX_REDIRECTS = 3;
 const isPrivateAddressError = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === 'EPRIVATE' || (error as { cause?: { code?: unknown } } | null)?.cause?.code === 'EPRIVATE';
 
+/** Why a request or its body failed, as CARD_UNREACHABLE says: a timeout, a reset, a status no HTTP answer has. */
+function unreachableReason(error: unknown): string {
+  if (error instanceof InvalidStatusError) return `http_${error.status}`;
+  const name = (error as Error | null)?.name;
+  if (name === 'TimeoutError') return 'timeout';
+  if (name === 'AbortError') return 'aborted';
+  const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  return 'unreachable';
+}
+
 /** The body of a 200 answer at `url` (same-origin redirects followed), at most `maxBytes`. */
 async function fetchLimited(url: URL, options: CardReaderOptions): Promise<string> {
   let target = url;
@@ -45,8 +57,7 @@ async function fetchLimited(url: URL, options: CardReaderOptions): Promise<strin
       });
     } catch (error) {
       if (isPrivateAddressError(error)) throw new WardError('CARD_PRIVATE_ADDRESS', undefined, { card_url: target.toString() });
-      const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable';
-      throw new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason });
+      throw new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason: unreachableReason(error) });
     }
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
