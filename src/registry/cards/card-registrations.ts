@@ -70,7 +70,13 @@ async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status:
     });
     return 'updated';
   } catch (error) {
-    if (!isWardError(error) || !error.code.startsWith('CARD_')) throw error;
+    if (!isWardError(error) || !error.code.startsWith('CARD_')) {
+      // Not the card's fault (a write that lost a race, a mapping fault): no suspension, but the reading
+      // is recorded, so this card goes to the back of the queue and cannot hold the front of every round.
+      const note = `agent card re-read failed: ${(error as Error | null)?.name ?? 'Error'}: ${(error as Error | null)?.message ?? String(error)}`.slice(0, 1000);
+      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: note }).catch(() => undefined);
+      throw error;
+    }
     const reason = `agent card re-read failed: ${error.code}: ${error.message}`.slice(0, 1000);
     const suspend = row.status === 'active';
     await runWrite(storage, async (unit) => {

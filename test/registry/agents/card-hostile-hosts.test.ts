@@ -6,6 +6,7 @@
  * re-reader over the test registry's own storage and agent service.
  */
 import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { systemContext } from '../../../src/core/call-context.ts';
@@ -33,6 +34,18 @@ function productionCards(registry: TestRegistry, timeoutMs = 2000) {
   });
   return { cards, logged };
 }
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+const count = async (registry: TestRegistry, table: 'agents' | 'events' | 'ledger_leaves' | 'agent_cards') =>
+  Number((await registry.storage.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+const written = async (registry: TestRegistry) => ({
+  agents: await count(registry, 'agents'),
+  events: await count(registry, 'events'),
+  ledger: await count(registry, 'ledger_leaves'),
+  cards: await count(registry, 'agent_cards'),
+});
 
 /** A registration through `cards` as the route makes it (no idempotency key). */
 const registerDirect = (cards: ReturnType<typeof productionCards>['cards'], cardUrl: string) =>
@@ -85,6 +98,105 @@ for (const backend of BACKENDS) {
       const direct = await fromCard(registry, server.cardUrl);
       assert.equal(direct.status, 422);
       assert.equal(direct.body.error.code, 'CARD_UNREACHABLE');
+    });
+
+    test('a body that stalls after its headers or is cut mid-way: 422 CARD_UNREACHABLE (timeout, reset), nothing written; a re-read suspends and records it', async (t) => {
+      const server = await startCardServer(t);
+      const key = await cardKeyPair('k1');
+      server.keys = [key.jwk];
+      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_CARD_TIMEOUT_MS: '300' } });
+      const registered = await fromCard(registry, server.cardUrl);
+      assert.equal(registered.status, 201, JSON.stringify(registered.body));
+      const stall: Handler = (_q, r) => void r.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' }).write('{"name":');
+      const reset: Handler = (_q, r) => {
+        r.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+        r.write('{"name":', () => setTimeout(() => r.socket?.destroy(), 20));
+      };
+      const { cards } = productionCards(registry, 300);
+      for (const [name, handler, reason] of [['stalls', stall, 'timeout'], ['is reset', reset, 'reset']] as const) {
+        server.routes.set('/.well-known/agent-card.json', handler);
+        const before = await written(registry);
+        const answer = await fromCard(registry, server.cardUrl);
+        assert.equal(answer.status, 422, `${name}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.body.error.code, 'CARD_UNREACHABLE', name);
+        assert.equal(answer.body.error.details.reason, reason, name);
+        await assert.rejects(registerDirect(cards, server.cardUrl), (error: unknown) => isWardError(error) && error.code === 'CARD_UNREACHABLE' && error.details.reason === reason, `${name} (guarded fetch)`);
+        assert.deepEqual(await written(registry), before, `${name}: nothing written`);
+      }
+
+      server.routes.set('/.well-known/agent-card.json', stall);
+      const readBefore = (await cardRow(registry, registered.body.agent_id)).read_at;
+      assert.deepEqual(await registry.app.ward.cards.rereadAll(), { read: 1, updated: 0, suspended: 1, failed: 0 });
+      const row = await cardRow(registry, registered.body.agent_id);
+      assert.match(String(row.last_error), /CARD_UNREACHABLE/);
+      assert.ok(row.read_at > readBefore, 'the failed reading is dated');
+      const agent = await agentStatus(registry, registered.body.agent_id);
+      assert.equal(agent.status, 'suspended');
+      assert.match(String(agent.status_reason), /CARD_UNREACHABLE/);
+    });
+
+    test('a JWKS at the jku that is not JSON, is null or lists no objects trusts no key: 422 CARD_SIGNATURE_UNTRUSTED, nothing written; a re-read suspends', async (t) => {
+      const server = await startCardServer(t);
+      const key = await cardKeyPair('k1');
+      server.keys = [key.jwk];
+      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const registry = await buildTestRegistry(t, backend);
+      const registered = await fromCard(registry, server.cardUrl);
+      assert.equal(registered.status, 201, JSON.stringify(registered.body));
+      const { cards } = productionCards(registry);
+      const jwks = (body: string): Handler => (_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      for (const body of ['<html>keys</html>', 'null', '[]', '"keys"', '{"keys":null}', '{"keys":[null,1,"k1"]}']) {
+        server.routes.set('/.well-known/jwks.json', jwks(body));
+        const before = await written(registry);
+        const answer = await fromCard(registry, server.cardUrl);
+        assert.equal(answer.status, 422, `${body}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.body.error.code, 'CARD_SIGNATURE_UNTRUSTED', body);
+        await assert.rejects(registerDirect(cards, server.cardUrl), (error: unknown) => isWardError(error) && error.code === 'CARD_SIGNATURE_UNTRUSTED', `${body} (guarded fetch)`);
+        assert.deepEqual(await written(registry), before, `${body}: nothing written`);
+      }
+      server.routes.set('/.well-known/jwks.json', jwks('null'));
+      assert.deepEqual(await registry.app.ward.cards.rereadAll(), { read: 1, updated: 0, suspended: 1, failed: 0 });
+      assert.match(String((await cardRow(registry, registered.body.agent_id)).last_error), /CARD_SIGNATURE_UNTRUSTED/);
+    });
+
+    test('a re-read that fails for a reason not the card\'s (the owner changed the record meanwhile) is recorded, so the card goes to the back of the queue, and suspends nothing', async (t) => {
+      const server = await startCardServer(t);
+      const other = await startCardServer(t);
+      const key = await cardKeyPair('k1');
+      server.keys = [key.jwk];
+      other.keys = [key.jwk];
+      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      other.card = await signed(cardFor(other.origin, { name: 'Other' }), key, other.jwksUrl);
+      const registry = await buildTestRegistry(t, backend);
+      const racing = (await fromCard(registry, server.cardUrl)).body;
+      const second = (await fromCard(registry, other.cardUrl)).body;
+      assert.ok(racing.agent_id && second.agent_id);
+      // Both read now; the racing card is the oldest reading, so first in the queue.
+      await registry.storage.db.updateTable('agent_cards').set({ read_at: '2000-01-01T00:00:00.000Z' }).where('agent_id', '=', ulidOf(racing.agent_id)).execute();
+      // While the registry reads the changed card, its owner updates the record: the re-read's write loses.
+      const changed = await signed(cardFor(server.origin, { description: 'Changed.' }), key, server.jwksUrl);
+      server.routes.set('/.well-known/agent-card.json', (_q, r) => {
+        void (async () => {
+          const current = (await registry.call({ method: 'GET', url: `/v1/agents/${ulidOf(racing.agent_id)}` })).body;
+          const { display_name, endpoints, capabilities, trust, owner, policy_tags } = current;
+          const put = await registry.call({
+            method: 'PUT',
+            url: `/v1/agents/${ulidOf(racing.agent_id)}`,
+            headers: writeHeaders({ 'if-match': `"${current.version}"` }),
+            payload: { display_name: `${display_name} (renamed)`, endpoints: endpoints.map(({ health: _h, ...e }: Record<string, unknown>) => e), capabilities, trust, owner, policy_tags },
+          });
+          assert.equal(put.status, 200, JSON.stringify(put.body));
+          r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(changed));
+        })();
+      });
+      const roundStart = new Date().toISOString();
+      const round = await registry.app.ward.cards.rereadAll();
+      assert.deepEqual(round, { read: 2, updated: 0, suspended: 0, failed: 1 });
+      const row = await cardRow(registry, racing.agent_id);
+      assert.ok(row.last_error, 'the failure is recorded');
+      assert.ok(row.read_at >= roundStart, 'and dated this round, so the card goes behind every card not read since');
+      assert.equal((await agentStatus(registry, racing.agent_id)).status, 'active', 'not suspended: not the card\'s fault');
     });
   });
 }
