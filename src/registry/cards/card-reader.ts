@@ -49,12 +49,16 @@ async function discard(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
 }
 
+/** The reader's options for one read, with the signal that ends it early (the registry stopping). */
+type ReadOptions = CardReaderOptions & { readonly stop?: AbortSignal | undefined };
+
 /** The body of a 200 answer at `url` (same-origin redirects followed), at most `maxBytes`. */
-async function fetchLimited(url: URL, options: CardReaderOptions): Promise<string> {
+async function fetchLimited(url: URL, options: ReadOptions): Promise<string> {
   let target = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     // One deadline for the request and its body: a host that stalls after its headers is cut off too.
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.stop ? AbortSignal.any([deadline, options.stop]) : deadline;
     const unreachable = (error: unknown) => new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason: unreachableReason(error, signal) });
     let response: Response;
     try {
@@ -150,7 +154,7 @@ function publishedKeys(text: string): JWK[] {
  * The key resolver for a card at `origin`: the `jku` must be on that origin, the JWKS there must list
  * the `kid`. Anything else (no jku, another origin, a JWKS that cannot be read) trusts no key.
  */
-function keysOnOrigin(origin: string, options: CardReaderOptions) {
+function keysOnOrigin(origin: string, options: ReadOptions) {
   const sets = new Map<string, Promise<JWK[]>>();
   const keySet = (jku: URL) => {
     let set = sets.get(jku.href);
@@ -176,7 +180,7 @@ function keysOnOrigin(origin: string, options: CardReaderOptions) {
   };
 }
 
-async function checkSignature(card: Record<string, unknown>, origin: string, options: CardReaderOptions): Promise<CardSignatureHeader | null> {
+async function checkSignature(card: Record<string, unknown>, origin: string, options: ReadOptions): Promise<CardSignatureHeader | null> {
   if (options.signatures === 'off') return null;
   const signed = Array.isArray(card.signatures) ? card.signatures.length > 0 : card.signatures !== undefined;
   if (!signed) {
@@ -193,9 +197,11 @@ async function checkSignature(card: Record<string, unknown>, origin: string, opt
 
 /** A card reader with these limits and this signature policy. */
 export function createCardReader(options: CardReaderOptions) {
-  return async function readCard(cardUrl: string): Promise<CardReading> {
+  /** `stop`: aborts the read (and its JWKS read) at once, as CARD_UNREACHABLE reason `aborted`. */
+  return async function readCard(cardUrl: string, stop?: AbortSignal): Promise<CardReading> {
     const url = new URL(cardUrl);
-    const text = await fetchLimited(url, options);
+    const readOptions: ReadOptions = { ...options, stop };
+    const text = await fetchLimited(url, readOptions);
     let document: unknown;
     try {
       document = JSON.parse(text);
@@ -203,7 +209,7 @@ export function createCardReader(options: CardReaderOptions) {
       throw invalid('/', 'is not JSON');
     }
     const card = checkCard(document, url.origin);
-    const signedBy = await checkSignature(card, url.origin, options);
+    const signedBy = await checkSignature(card, url.origin, readOptions);
     return { cardUrl: url.toString(), card, signedBy };
   };
 }

@@ -15,6 +15,7 @@ import { isWardError } from '../../../src/core/errors.ts';
 import { createCheckedFetch } from '../../../src/core/net/guarded-fetch.ts';
 import { createCardReader } from '../../../src/registry/cards/card-reader.ts';
 import { createCardRegistrations } from '../../../src/registry/cards/card-registrations.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, buildTestRegistry, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 import { cardFor, cardKeyPair, signed, startCardServer } from './card-fixtures.ts';
 
@@ -197,6 +198,51 @@ for (const backend of BACKENDS) {
       assert.ok(row.last_error, 'the failure is recorded');
       assert.ok(row.read_at >= roundStart, 'and dated this round, so the card goes behind every card not read since');
       assert.equal((await agentStatus(registry, racing.agent_id)).status, 'active', 'not suspended: not the card\'s fault');
+    });
+
+    test('a registry whose re-read waits on a card host that never answers closes before the host answers, records nothing against the card, and lets the lease go', { timeout: 50_000 }, async (t) => {
+      const server = await startCardServer(t);
+      const key = await cardKeyPair('k1');
+      server.keys = [key.jwk];
+      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      // A read deadline far beyond the test's: only stopping can end these reads.
+      const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_CARD_TIMEOUT_MS: '60000' } });
+      const registered = await fromCard(registry, server.cardUrl);
+      assert.equal(registered.status, 201, JSON.stringify(registered.body));
+      const waiting: Array<() => void> = [];
+      let answered = false;
+      server.routes.set('/.well-known/agent-card.json', (_q, r) => {
+        // Holds the request until the test lets it go (after the close it is checking).
+        waiting.push(() => {
+          answered = true;
+          r.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
+      });
+      const hitsBefore = server.hits.length;
+
+      // Production's node:http fetch, stopped directly.
+      const production = productionCards(registry);
+      const productionRound = production.cards.rereadAll();
+      await eventually(async () => server.hits.length > hitsBefore || undefined, 'the production re-read reached the host');
+      await production.cards.stop();
+      assert.equal(answered, false, 'stopped before the host answered');
+      assert.deepEqual(await productionRound, { read: 1, updated: 0, suspended: 0, failed: 1 });
+      const leases = () => registry.storage.db.selectFrom('leases').select('holder').where('name', '=', 'card-reread').execute();
+      assert.deepEqual(await leases(), [], 'the lease is let go at stop');
+
+      // The registry app's own re-reader, stopped by closing the app; a stopped re-reader takes no new round.
+      assert.deepEqual(await production.cards.rereadAll(), { read: 0, updated: 0, suspended: 0, failed: 0 });
+      const appRound = registry.app.ward.cards.rereadAll();
+      await eventually(async () => server.hits.length > hitsBefore + 1 || undefined, 'the app re-read reached the host');
+      await registry.app.close();
+      assert.equal(answered, false, 'the app closed before the host answered');
+      assert.deepEqual(await appRound, { read: 1, updated: 0, suspended: 0, failed: 1 });
+      for (const release of waiting) release();
+      const row = await cardRow(registry, registered.body.agent_id);
+      assert.equal(row.last_error, null, 'a read cut short by stopping is not held against the card');
+      const agent = await registry.storage.db.selectFrom('agents').select('status').where('id', '=', ulidOf(registered.body.agent_id)).executeTakeFirstOrThrow();
+      assert.equal(agent.status, 'active');
+      assert.deepEqual(await leases(), [], 'the lease is let go at close: another instance reads at once');
     });
   });
 }
