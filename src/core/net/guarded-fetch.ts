@@ -32,6 +32,17 @@ export function isPrivateLiteral(hostname: string): boolean {
   return isIP(literal) !== 0 && isPrivateAddress(literal);
 }
 
+/** An answer whose status line `fetch`'s Response cannot hold (Node's parser takes any 3 digits, e.g. 600). */
+export class InvalidStatusError extends Error {
+  readonly code = 'EINVALIDSTATUS';
+  readonly status: number;
+  constructor(host: string, status: number) {
+    super(`${host} answered with status ${status}, which is not an HTTP status a response can have`);
+    this.name = 'InvalidStatusError';
+    this.status = status;
+  }
+}
+
 export type GuardedFetchOptions = {
   /** true: no address is refused (development, or REGISTRY_ALLOW_PRIVATE_ENDPOINTS). */
   readonly allowPrivate: boolean;
@@ -40,14 +51,24 @@ export type GuardedFetchOptions = {
 /** A fetch-compatible function for GET/POST with small bodies, refusing private targets unless allowed. */
 export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
   if (options.allowPrivate) return fetch;
+  return createCheckedFetch(isPrivateAddress);
+}
+
+/**
+ * The node:http fetch behind the guard: refuses every address `refuses` names, checked on the literal
+ * and inside the connection's own DNS lookup. Exported for tests, which pass a predicate that refuses
+ * nothing to reach the production code path on loopback.
+ */
+export function createCheckedFetch(refuses: (address: string) => boolean): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const target = new URL(input instanceof Request ? input.url : String(input));
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`unsupported protocol ${target.protocol}`);
-    if (isPrivateLiteral(target.hostname)) throw new PrivateAddressError(target.hostname);
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(literal) !== 0 && refuses(literal)) throw new PrivateAddressError(target.hostname);
     const lookup = (hostname: string, lookupOptions: object, callback: (...args: unknown[]) => void) => {
       dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
         if (error) return callback(error);
-        if (addresses.some((address) => isPrivateAddress(address.address))) return callback(new PrivateAddressError(hostname));
+        if (addresses.some((address) => refuses(address.address))) return callback(new PrivateAddressError(hostname));
         const wantsAll = (lookupOptions as { all?: boolean }).all === true;
         return wantsAll ? callback(null, addresses) : callback(null, addresses[0]?.address, addresses[0]?.family);
       });
@@ -64,15 +85,27 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
       });
       request.on('error', reject);
       request.on('response', (response: IncomingMessage) => {
-        const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        // Nothing may throw out of this listener: an EventEmitter listener's throw ends the process.
+        try {
+          resolve(asResponse(response, target));
+        } catch (error) {
+          response.destroy();
+          reject(error as Error);
         }
-        const status = response.statusCode ?? 502;
-        const stream = status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-        resolve(new Response(stream, { status, headers: answerHeaders }));
       });
       request.end(body);
     });
   }) as typeof fetch;
+}
+
+/** A node:http answer as a fetch Response; throws InvalidStatusError for a status outside 200-599. */
+function asResponse(response: IncomingMessage, target: URL): Response {
+  const status = response.statusCode ?? 502;
+  if (status < 200 || status > 599) throw new InvalidStatusError(target.host, status);
+  const answerHeaders = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const stream = status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+  return new Response(stream, { status, headers: answerHeaders });
 }

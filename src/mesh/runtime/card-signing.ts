@@ -6,8 +6,10 @@
  * thumbprint) and `jku` (that JWKS under the card's own interface URL), so whoever controls the
  * card's origin controls its key: docs/decisions.md 63 says why the registry trusts that.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type KeyObject } from 'jose';
 import { signAgentCard, type AgentCardSignature } from '../../core/crypto/agent-card-signature.ts';
 
@@ -35,23 +37,63 @@ export async function newCardKeyJwk(): Promise<JWK> {
   return { ...jwk, alg: ALG };
 }
 
+/** How often, and how long apart, a key file that does not parse is read again before giving up. */
+const READ_ATTEMPTS = 10;
+const READ_RETRY_MS = 50;
+
 /**
- * The agent's card key from its data directory, made there on first use. Two processes starting at
- * once both try to create the file exclusively (`wx`); the one that loses reads the winner's.
+ * The key in `file`; undefined when there is none. A file that does not hold a key is read again a
+ * few times (a writer of the old kind may be between creating and filling it), then refused with an
+ * error naming the file: it is left for an operator, never replaced (it may be the key a registry knows).
+ */
+async function readKeyFile(file: string): Promise<CardKey | undefined> {
+  let failure: unknown;
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt += 1) {
+    if (attempt > 0) await delay(READ_RETRY_MS);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      return await cardKeyFromJwk(JSON.parse(text) as JWK);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw new Error(`${file} does not hold a card signing key (a private JWK): ${(failure as Error).message}. Remove the file to make a new key.`, { cause: failure });
+}
+
+/**
+ * The agent's card key from its data directory, made there on first use. The new key is written in
+ * full (and flushed) to a file of its own in the same directory, then linked to its name: the link
+ * fails atomically when the name exists, so a reader never sees a partial key and a crash never leaves
+ * one. Two processes starting at once both try; the one that loses reads the winner's.
  */
 export async function loadCardKey(agentDir: string): Promise<CardKey> {
   const file = join(agentDir, CARD_KEY_FILE);
-  try {
-    return await cardKeyFromJwk(JSON.parse(readFileSync(file, 'utf8')) as JWK);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const existing = await readKeyFile(file);
+  if (existing) return existing;
   const jwk = await newCardKeyJwk();
+  const temp = join(agentDir, `.${CARD_KEY_FILE}.${process.pid}.${randomUUID()}.tmp`);
   try {
-    writeFileSync(file, JSON.stringify(jwk), { flag: 'wx', mode: 0o600 });
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(jwk));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(temp, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return cardKeyFromJwk(JSON.parse(readFileSync(file, 'utf8')) as JWK);
+    const winner = await readKeyFile(file);
+    if (!winner) throw new Error(`${file} was made by another process and then removed while this one started`, { cause: error });
+    return winner;
+  } finally {
+    rmSync(temp, { force: true });
   }
   return cardKeyFromJwk(jwk);
 }

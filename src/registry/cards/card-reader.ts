@@ -9,6 +9,7 @@
 import { importJWK, type JWK } from 'jose';
 import { CardSignatureError, verifyAgentCard, type CardSignatureHeader } from '../../core/crypto/agent-card-signature.ts';
 import { WardError } from '../../core/errors.ts';
+import { InvalidStatusError } from '../../core/net/guarded-fetch.ts';
 
 export type CardSignaturePolicy = 'off' | 'if-present' | 'required';
 
@@ -32,35 +33,59 @@ const MAX_REDIRECTS = 3;
 const isPrivateAddressError = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === 'EPRIVATE' || (error as { cause?: { code?: unknown } } | null)?.cause?.code === 'EPRIVATE';
 
+/** Why a request or its body failed, as CARD_UNREACHABLE says: a timeout, a reset, a status no HTTP answer has. */
+function unreachableReason(error: unknown, signal: AbortSignal): string {
+  if (error instanceof InvalidStatusError) return `http_${error.status}`;
+  // The deadline's abort surfaces as a TimeoutError from Node's fetch, an AbortError from node:http.
+  if (signal.aborted) return (signal.reason as Error | undefined)?.name === 'TimeoutError' ? 'timeout' : 'aborted';
+  if ((error as Error | null)?.name === 'TimeoutError') return 'timeout';
+  const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  return 'unreachable';
+}
+
+/** The rest of an answer not read, let go (a stream already broken has nothing to cancel). */
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/** The reader's options for one read, with the signal that ends it early (the registry stopping). */
+type ReadOptions = CardReaderOptions & { readonly stop?: AbortSignal | undefined };
+
 /** The body of a 200 answer at `url` (same-origin redirects followed), at most `maxBytes`. */
-async function fetchLimited(url: URL, options: CardReaderOptions): Promise<string> {
+async function fetchLimited(url: URL, options: ReadOptions): Promise<string> {
   let target = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+    // One deadline for the request and its body: a host that stalls after its headers is cut off too.
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.stop ? AbortSignal.any([deadline, options.stop]) : deadline;
+    const unreachable = (error: unknown) => new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason: unreachableReason(error, signal) });
     let response: Response;
     try {
-      response = await options.fetch(target, {
-        redirect: 'manual',
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
+      response = await options.fetch(target, { redirect: 'manual', headers: { accept: 'application/json' }, signal });
     } catch (error) {
       if (isPrivateAddressError(error)) throw new WardError('CARD_PRIVATE_ADDRESS', undefined, { card_url: target.toString() });
-      const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable';
-      throw new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason });
+      throw unreachable(error);
     }
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
+      await discard(response);
       const next = new URL(location, target);
       if (next.origin !== url.origin) throw new WardError('CARD_REDIRECT_OFF_ORIGIN', undefined, { card_url: url.toString(), location: next.toString() });
       target = next;
       continue;
     }
     if (response.status !== 200) {
-      await response.body?.cancel();
+      await discard(response);
       throw new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason: `http_${response.status}` });
     }
-    return readCapped(response, options.maxBytes);
+    try {
+      return await readCapped(response, options.maxBytes);
+    } catch (error) {
+      // A body that stalls past the deadline or is cut mid-way is an unreachable card, not a fault of ours.
+      if (error instanceof WardError) throw error;
+      throw unreachable(error);
+    }
   }
   throw new WardError('CARD_UNREACHABLE', undefined, { card_url: url.toString(), reason: 'too_many_redirects' });
 }
@@ -69,7 +94,7 @@ async function fetchLimited(url: URL, options: CardReaderOptions): Promise<strin
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
   const tooLarge = () => new WardError('CARD_TOO_LARGE', undefined, { max_bytes: maxBytes });
   if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
-    await response.body?.cancel();
+    await discard(response);
     throw tooLarge();
   }
   const chunks: Uint8Array[] = [];
@@ -113,22 +138,28 @@ function checkCard(document: unknown, origin: string): Record<string, unknown> {
   return card;
 }
 
+/** The keys a JWKS document lists; none when it is not JSON, not an object, or lists no objects. */
+function publishedKeys(text: string): JWK[] {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const keys = typeof document === 'object' && document !== null ? (document as { keys?: unknown }).keys : undefined;
+  return Array.isArray(keys) ? keys.filter((key): key is JWK => typeof key === 'object' && key !== null && !Array.isArray(key)) : [];
+}
+
 /**
  * The key resolver for a card at `origin`: the `jku` must be on that origin, the JWKS there must list
  * the `kid`. Anything else (no jku, another origin, a JWKS that cannot be read) trusts no key.
  */
-function keysOnOrigin(origin: string, options: CardReaderOptions) {
+function keysOnOrigin(origin: string, options: ReadOptions) {
   const sets = new Map<string, Promise<JWK[]>>();
   const keySet = (jku: URL) => {
     let set = sets.get(jku.href);
     if (!set) {
-      set = fetchLimited(jku, options).then(
-        (text) => {
-          const keys = (JSON.parse(text) as { keys?: unknown }).keys;
-          return Array.isArray(keys) ? (keys as JWK[]) : [];
-        },
-        () => [],
-      );
+      set = fetchLimited(jku, options).then(publishedKeys, () => []);
       sets.set(jku.href, set);
     }
     return set;
@@ -149,7 +180,7 @@ function keysOnOrigin(origin: string, options: CardReaderOptions) {
   };
 }
 
-async function checkSignature(card: Record<string, unknown>, origin: string, options: CardReaderOptions): Promise<CardSignatureHeader | null> {
+async function checkSignature(card: Record<string, unknown>, origin: string, options: ReadOptions): Promise<CardSignatureHeader | null> {
   if (options.signatures === 'off') return null;
   const signed = Array.isArray(card.signatures) ? card.signatures.length > 0 : card.signatures !== undefined;
   if (!signed) {
@@ -166,9 +197,11 @@ async function checkSignature(card: Record<string, unknown>, origin: string, opt
 
 /** A card reader with these limits and this signature policy. */
 export function createCardReader(options: CardReaderOptions) {
-  return async function readCard(cardUrl: string): Promise<CardReading> {
+  /** `stop`: aborts the read (and its JWKS read) at once, as CARD_UNREACHABLE reason `aborted`. */
+  return async function readCard(cardUrl: string, stop?: AbortSignal): Promise<CardReading> {
     const url = new URL(cardUrl);
-    const text = await fetchLimited(url, options);
+    const readOptions: ReadOptions = { ...options, stop };
+    const text = await fetchLimited(url, readOptions);
     let document: unknown;
     try {
       document = JSON.parse(text);
@@ -176,7 +209,7 @@ export function createCardReader(options: CardReaderOptions) {
       throw invalid('/', 'is not JSON');
     }
     const card = checkCard(document, url.origin);
-    const signedBy = await checkSignature(card, url.origin, options);
+    const signedBy = await checkSignature(card, url.origin, readOptions);
     return { cardUrl: url.toString(), card, signedBy };
   };
 }

@@ -14,7 +14,7 @@ import type { AgentRecord } from '../../contract/agent-record.ts';
 import { recordHeaders, type AgentService } from '../agents/agent-service.ts';
 import { writeOnce, type IdempotentOutcome, type WriteRequest } from '../idempotency/idempotency.ts';
 import type { Storage } from '../storage/database.ts';
-import { acquireLease } from '../storage/stores/lease-store.ts';
+import { acquireLease, releaseLease } from '../storage/stores/lease-store.ts';
 import { insertAgentCard, listCardsToReread, recordCardReading, type AgentCardRow } from '../storage/stores/agent-card-store.ts';
 import { runWrite } from '../storage/write-unit.ts';
 import { agentInputFromCard, cardContentDigest, type CardRegistration } from './card-mapping.ts';
@@ -43,15 +43,17 @@ const ROUND_SIZE = 500;
 /** Cards read at once within a round. */
 const CONCURRENCY = 4;
 const LEASE = 'card-reread';
+/** How long past the interval the lease outlives its last renewal (a round delayed, a slow database). */
+const LEASE_MARGIN_MS = 60_000;
 
 /** One card read again: updated when it maps to something new, the agent suspended when it fails. */
-async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status: string }): Promise<'same' | 'updated' | 'suspended' | 'failed'> {
+async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status: string }, stop: AbortSignal): Promise<'same' | 'updated' | 'suspended' | 'failed'> {
   const { storage, clock, agents } = deps;
   const at = clock.now().toISOString();
   const ctx = systemContext(clock, 'card-reread');
   try {
     const current: AgentRecord = await agents.get(row.agent_id);
-    const reading = await deps.readCard(row.card_url);
+    const reading = await deps.readCard(row.card_url, stop);
     const input = agentInputFromCard(reading.card, { owner: current.owner, policy_tags: current.policy_tags });
     const digest = cardContentDigest(input);
     const signedBy = reading.signedBy?.kid ?? null;
@@ -70,7 +72,15 @@ async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status:
     });
     return 'updated';
   } catch (error) {
-    if (!isWardError(error) || !error.code.startsWith('CARD_')) throw error;
+    // A read cut short because the registry is stopping says nothing about the card: nothing recorded.
+    if (stop.aborted) throw error;
+    if (!isWardError(error) || !error.code.startsWith('CARD_')) {
+      // Not the card's fault (a write that lost a race, a mapping fault): no suspension, but the reading
+      // is recorded, so this card goes to the back of the queue and cannot hold the front of every round.
+      const note = `agent card re-read failed: ${(error as Error | null)?.name ?? 'Error'}: ${(error as Error | null)?.message ?? String(error)}`.slice(0, 1000);
+      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: note }).catch(() => undefined);
+      throw error;
+    }
     const reason = `agent card re-read failed: ${error.code}: ${error.message}`.slice(0, 1000);
     const suspend = row.status === 'active';
     await runWrite(storage, async (unit) => {
@@ -91,35 +101,51 @@ const sourceOf = (reading: CardReading, at: string): CardSource => ({
 export function createCardRegistrations(deps: CardRegistrationsDeps) {
   const { storage, clock, agents } = deps;
   const holder = randomUUID();
+  /** Aborted by stop(): reads in flight end at once, no new card is taken. */
+  const stopping = new AbortController();
 
   /**
    * One round, by the instance holding the lease (the others read nothing: one reader suspends,
    * not every instance in turn), `CONCURRENCY` cards at a time.
    */
-  async function rereadAll(): Promise<RereadRound> {
+  async function runRound(): Promise<RereadRound> {
     const round: RereadRound = { read: 0, updated: 0, suspended: 0, failed: 0 };
+    if (stopping.signal.aborted) return round;
     const now = clock.now();
-    const leaseMs = 2 * Math.max(deps.intervalMs, 60_000);
+    // Renewed every round; a holder that died without releasing it is replaced within an interval and a minute.
+    const leaseMs = Math.max(deps.intervalMs, 60_000) + LEASE_MARGIN_MS;
     if (!(await acquireLease(storage.db, { name: LEASE, holder, now: now.toISOString(), expiresAt: new Date(now.getTime() + leaseMs).toISOString() }))) return round;
     const rows = await listCardsToReread(storage.db, ROUND_SIZE);
     let next = 0;
     const worker = async () => {
-      while (next < rows.length) {
+      while (next < rows.length && !stopping.signal.aborted) {
         const row = rows[next] as (typeof rows)[number];
         next += 1;
         round.read += 1;
         try {
-          const outcome = await reread(deps, row);
+          const outcome = await reread(deps, row, stopping.signal);
           if (outcome !== 'same') round[outcome] += 1;
         } catch (error) {
           // A write that lost a race (the owner changed the record meanwhile) is tried next round.
           round.failed += 1;
-          deps.log(error, `re-reading the card of ${row.agent_id} failed`);
+          if (!stopping.signal.aborted) deps.log(error, `re-reading the card of ${row.agent_id} failed`);
         }
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     return round;
+  }
+
+  /** Rounds in flight, the scheduled one or one a caller started: stop() waits for them all. */
+  const inFlight = new Set<Promise<RereadRound>>();
+  async function rereadAll(): Promise<RereadRound> {
+    const round = runRound();
+    inFlight.add(round);
+    try {
+      return await round;
+    } finally {
+      inFlight.delete(round);
+    }
   }
 
   let timer: NodeJS.Timeout | undefined;
@@ -169,10 +195,13 @@ export function createCardRegistrations(deps: CardRegistrationsDeps) {
       timer.unref();
     },
 
+    /** Ends the schedule and the round in flight (its reads aborted), then lets the lease go for the next holder. */
     async stop(): Promise<void> {
       clearInterval(timer);
       timer = undefined;
-      await running;
+      stopping.abort();
+      await Promise.allSettled([running, ...inFlight]);
+      await releaseLease(storage.db, LEASE, holder).catch((error: unknown) => deps.log(error, 'releasing the card-reread lease failed'));
     },
   };
 }

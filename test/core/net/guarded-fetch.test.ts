@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { PrivateAddressError, createGuardedFetch } from '../../../src/core/net/guarded-fetch.ts';
+import { InvalidStatusError, PrivateAddressError, createCheckedFetch, createGuardedFetch } from '../../../src/core/net/guarded-fetch.ts';
 
 async function loopbackServer(t: { after(fn: () => unknown): void }) {
   let connections = 0;
@@ -65,5 +65,29 @@ describe('guarded fetch', () => {
   test('only http and https', async () => {
     const guarded = createGuardedFetch({ allowPrivate: false });
     await assert.rejects(guarded('file:///etc/passwd'), TypeError);
+  });
+});
+
+describe('the node:http fetch behind the guard', () => {
+  test('a status no Response can hold (600) is a rejection, not an exception that ends the process', async (t) => {
+    const server = createServer((request) => {
+      request.socket.end('HTTP/1.1 600 Odd\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => server.close());
+    const { port } = server.address() as AddressInfo;
+    // Refusing nothing: the production code path, reaching loopback.
+    const checked = createCheckedFetch(() => false);
+    let uncaught: unknown;
+    const onUncaught = (error: unknown) => (uncaught = error);
+    process.prependListener('uncaughtException', onUncaught);
+    t.after(() => process.removeListener('uncaughtException', onUncaught));
+    await assert.rejects(checked(`http://127.0.0.1:${port}/card`), (error: unknown) => error instanceof InvalidStatusError && error.status === 600);
+    assert.equal(uncaught, undefined);
+    const ok = createServer((_q, r) => r.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}'));
+    await new Promise<void>((resolve) => ok.listen(0, '127.0.0.1', resolve));
+    t.after(() => ok.close());
+    const answer = await checked(`http://127.0.0.1:${(ok.address() as AddressInfo).port}/`);
+    assert.deepEqual(await answer.json(), { a: 1 }, 'the same fetch reads a proper answer');
   });
 });

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { canonicalizeAgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { base64url, decodeProtectedHeader, flattenedVerify, generateKeyPair, importJWK, type JWK } from 'jose';
 import { canonicalAgentCardPayload } from '../../../src/core/crypto/agent-card-canonical.ts';
 import { verifyAgentCard, type CardSignatureError } from '../../../src/core/crypto/agent-card-signature.ts';
-import { CARD_KEY_FILE } from '../../../src/mesh/runtime/card-signing.ts';
+import { CARD_KEY_FILE, cardKeyFromJwk, loadCardKey, newCardKeyJwk } from '../../../src/mesh/runtime/card-signing.ts';
 import { createEchoAgent } from '../fixtures/echo-agent.ts';
 import { listenAgent, meshConfig, rpc } from '../helpers.ts';
 
@@ -84,6 +87,53 @@ describe('signed agent cards', () => {
     assert.equal(await kidOf(), first);
     rmSync(join(config.MESH_DATA_DIR, 'agents', 'echo', CARD_KEY_FILE));
     assert.notEqual(await kidOf(), first);
+  });
+});
+
+describe("the agent's card key file", () => {
+  const signing = new URL('../../../src/mesh/runtime/card-signing.ts', import.meta.url).href;
+  /** One process creating the key in `dir` once `go` exists (so they all start together); prints its kid. */
+  const creator = (dir: string, go: string) =>
+    new Promise<string>((resolve, reject) => {
+      const script = `import { existsSync } from 'node:fs';
+const { loadCardKey } = await import(${JSON.stringify(signing)});
+while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1));
+const key = await loadCardKey(${JSON.stringify(dir)});
+process.stdout.write(key.publicJwk.kid);`;
+      execFile(process.execPath, ['--input-type=module', '-e', script], (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)));
+    });
+
+  test('processes creating it at once all end up with the one key written, whole, mode 0600, no temporary file left', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ward-card-key-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const go = join(dir, 'go');
+    const running = Array.from({ length: 4 }, () => creator(dir, go));
+    await delay(300);
+    writeFileSync(go, '');
+    const kids = await Promise.all([...running, loadCardKey(dir).then((key) => key.publicJwk.kid), loadCardKey(dir).then((key) => key.publicJwk.kid)]);
+    const file = join(dir, CARD_KEY_FILE);
+    const onDisk = await cardKeyFromJwk(JSON.parse(readFileSync(file, 'utf8')) as JWK);
+    assert.deepEqual(new Set(kids), new Set([onDisk.publicJwk.kid]), 'every creator uses the key on disk');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(readdirSync(dir).sort(), [CARD_KEY_FILE, 'go'].sort(), 'no temporary file left');
+  });
+
+  test('a file that does not hold a key is read again for a moment, then refused with its name; it is never replaced', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ward-card-key-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, CARD_KEY_FILE);
+    // A key being written by a writer of the old kind: empty, then whole.
+    const whole = JSON.stringify(await newCardKeyJwk());
+    writeFileSync(file, '');
+    const filling = delay(60).then(() => writeFileSync(file, whole));
+    const key = await loadCardKey(dir);
+    await filling;
+    assert.equal(key.publicJwk.kid, (await cardKeyFromJwk(JSON.parse(whole) as JWK)).publicJwk.kid, 'the key once written whole');
+    // Truncated for good (a crash of that writer): a clear error naming the file, the file kept.
+    const truncated = whole.slice(0, 40);
+    writeFileSync(file, truncated);
+    await assert.rejects(loadCardKey(dir), (error: Error) => error.message.includes(file) && /does not hold a card signing key/.test(error.message));
+    assert.equal(readFileSync(file, 'utf8'), truncated);
   });
 });
 
