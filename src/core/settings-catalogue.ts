@@ -79,7 +79,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'REGISTRY_KEY_LIFETIME_DAYS', group: 'auth', default: '`365`', meaning: 'How long a new signing key is valid (its trust anchor\'s `not_after`), 2–3650 days.' },
   { name: 'REGISTRY_KEY_RENEW_DAYS', group: 'auth', default: '`30`', meaning: 'Rotate the signing key this many days before its `not_after` (docs/federation.md, "Key validity and renewal"); `0` turns renewal off and only warns. Must be less than the lifetime.' },
   { name: 'DATABASE_POOL_SIZE', group: 'limits', default: '`10`', meaning: 'PostgreSQL connections per instance.' },
-  { name: 'REGISTRY_FEDERATION_RATE_PER_MINUTE', group: 'limits', default: '`120`', meaning: 'Requests a minute each client address may make to the public federation routes (`/v1/federation/fetch`, `/status`); `0` turns the limit off.' },
+  { name: 'REGISTRY_FEDERATION_RATE_PER_MINUTE', group: 'limits', default: '`120`', meaning: 'Requests a minute each client address may make to the public federation routes (`/v1/federation/fetch`, `/status`, `/.well-known/openid-federation` and the `/v1/oidf/` endpoints, trust marks included), one bucket for all; `0` turns the limit off.' },
   { name: 'REGISTRY_DISCOVERY_CACHE_ENTRIES', group: 'limits', default: '`1000`', meaning: 'Signed discovery answers kept per instance (0 = off), and as many FHIR search answers; see discovery.md and fhir.md.' },
   { name: 'REGISTRY_DISCOVERY_KEPT_ROWS', group: 'limits', default: '`10000`', meaning: 'Agent rows discovery keeps per instance between answers, reused while their version is current (0 = none, at most 100 000; about 1.6–6 kB each); see discovery.md.' },
   { name: 'REGISTRY_HEALTH_CONCURRENCY', group: 'limits', default: '`16`', meaning: 'Probes in flight at once.' },

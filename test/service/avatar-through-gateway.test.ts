@@ -76,7 +76,7 @@ describe('the avatar page through the gateway', () => {
     assert.equal(anonymousVoices.status, 401, 'the agent authenticates its own routes');
   });
 
-  test('refusals: an unknown alias, an unknown path, health data in a body', async (t) => {
+  test('refusals: an unknown alias, an unknown path, health data in a body, the query or the path, a body not JSON', async (t) => {
     const service = await startAvatarService(t);
     const gateway = service.gateway.url;
     const unknownAlias = await fetch(`${gateway}/rpc/nobody/avatar`);
@@ -93,6 +93,16 @@ describe('the avatar page through the gateway', () => {
     });
     assert.equal(phi.status, 422);
     assert.equal(((await phi.json()) as { error: { code: number } }).error.code, -32012);
+    // The query and the path are scanned as the body is (regression: they went to the agent unscanned).
+    for (const url of [`${gateway}/rpc/clinician_avatar/tts/voices?patient=943%20476%205919`, `${gateway}/rpc/clinician_avatar/avatar/9434765919`]) {
+      const refused = await fetch(url);
+      assert.equal(refused.status, 422, url);
+      assert.equal(((await refused.json()) as { error: { code: number } }).error.code, -32012);
+    }
+    // A body the guard cannot read (not JSON) is refused, not passed on unscanned (docs/mesh.md).
+    const plain = await fetch(`${gateway}/rpc/clinician_avatar/tts`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'NHS number 943 476 5919' });
+    assert.equal(plain.status, 415);
+    assert.equal(((await plain.json()) as { error: { code: number } }).error.code, -32600);
   });
 
   test('in Chromium: the page at page_url holds a consultation through the gateway', NEEDS_CHROMIUM, async (t) => {

@@ -98,24 +98,48 @@ async function forwardRpc(app: FastifyInstance, config: MeshConfig, taskLog: Tas
 }
 
 /**
- * The last card and card-signing key each agent served, by alias, document and card shape (0.3 or 1.0):
- * a read while the agent is not running is answered from here, so reading a card (the registry's
- * health probe does, every round) starts an agent only the first time, and never keeps one from its
- * idle stop.
+ * The last card and card-signing key each agent served, by alias and card shape (0.3 or 1.0), kept as
+ * one pair: a read while the agent is not running is answered from here, so reading a card (the
+ * registry's health probe does, every round) starts an agent only the first time, and never keeps one
+ * from its idle stop. The two are fetched and remembered together, never one alone: a card remembered
+ * after a key rotation beside the JWKS from before it would not verify with the key served beside it.
  */
-export type CardMemory = Map<string, unknown>;
+export type CardMemory = Map<string, CardPair>;
 
 type CardDocument = 'agent-card.json' | 'jwks.json';
+/** What an agent answered for each document at one read: its status and JSON body. */
+type CardPair = Record<CardDocument, { status: number; body: unknown }>;
 
-function cardKey(alias: string, document: CardDocument, version: string | undefined): string {
-  return `${alias} ${document} ${wantsA2aV03(version) ? '0.3' : '1.0'}`;
+function cardKey(alias: string, version: string | undefined): string {
+  return `${alias} ${wantsA2aV03(version) ? '0.3' : '1.0'}`;
+}
+
+/**
+ * Reads both documents from the agent at `url` at once. Throws when `wanted` could not be read; the
+ * pair is `complete` when both answered (whatever their status), and only then may it be remembered.
+ */
+async function readCardPair(config: MeshConfig, url: string, version: string | undefined, wanted: CardDocument) {
+  const read = async (document: CardDocument) => {
+    const response = await fetch(`${url}/.well-known/${document}`, {
+      headers: version === undefined ? {} : { 'a2a-version': version },
+      signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+  const [card, jwks] = await Promise.allSettled([read('agent-card.json'), read('jwks.json')]);
+  const answered = wanted === 'agent-card.json' ? card : jwks;
+  if (answered.status === 'rejected') throw answered.reason;
+  if (card.status === 'rejected' || jwks.status === 'rejected') return { answer: answered.value, complete: undefined };
+  const complete: CardPair = { 'agent-card.json': card.value, 'jwks.json': jwks.value };
+  return { answer: answered.value, complete: card.value.status === 200 ? complete : undefined };
 }
 
 /**
  * `GET /rpc/{alias}/.well-known/agent-card.json`: the agent's card; and the same for `jwks.json`, the
- * key the card is signed with (its `jku` is under the card's URL, so here). A running agent is asked;
- * one that is not running answers from the card memory, and is started only when it never served the
- * document. A card read is not use: it does not put off the agent's idle stop.
+ * key the card is signed with (its `jku` is under the card's URL, so here). A running agent is asked
+ * for both, and both are remembered together when both answered and the card was served; one that is not running
+ * answers from the card memory (the document as the agent answered it with the other), and is started
+ * only when it never served its card. A card read is not use: it does not put off the agent's idle stop.
  */
 async function serveCard(
   app: FastifyInstance,
@@ -128,19 +152,18 @@ async function serveCard(
   const { alias } = request.params;
   if (!app.meshFleet.has(alias)) return answerJson(reply, 404, failure(null, meshErrorObject('AGENT_UNKNOWN', undefined, { alias })));
   const version = firstHeader(request.headers, 'a2a-version');
-  const key = cardKey(alias, document, version);
+  const key = cardKey(alias, version);
   reply.header('vary', 'A2A-Version');
   const running = app.meshFleet.get(alias).url;
-  if (running === undefined && cards.has(key)) return answerJson(reply, 200, cards.get(key));
+  const remembered = cards.get(key);
+  if (running === undefined && remembered) return answerJson(reply, remembered[document].status, remembered[document].body);
   try {
     const url = running ?? (await ensureAgent(app.meshFleet, request, reply, alias));
-    const response = await fetch(`${url}/.well-known/${document}`, {
-      headers: version === undefined ? {} : { 'a2a-version': version },
-      signal: AbortSignal.timeout(config.GATEWAY_REQUEST_TIMEOUT_MS),
-    });
-    const card: unknown = await response.json();
-    if (response.ok) cards.set(key, card);
-    return answerJson(reply, response.status, card);
+    const { answer, complete } = await readCardPair(config, url, version, document);
+    // What is remembered is always one read of both: a pair never mixes a card and a key from two reads.
+    if (complete) cards.set(key, complete);
+    else cards.delete(key);
+    return answerJson(reply, answer.status, answer.body);
   } catch (error) {
     return answerJson(reply, plainHttpStatus(error), failure(null, gatewayErrorObject(app.log, error)));
   }

@@ -40,8 +40,6 @@ async function subjectOf(deps: OidfDeps, definition: MarkDefinition, sub: string
     const record = agentId === undefined ? undefined : await deps.agent(agentId);
     return record && record.agent_id === agentId ? { kind: 'agent', record } : undefined;
   }
-  // A registry its own parent revoked vouches for nobody any more, as it issues no statements.
-  if (deps.revoked()) return undefined;
   const row = await findSubordinate(deps, sub).catch((error: unknown) => {
     if (error instanceof OidfError) return undefined;
     throw error;
@@ -75,6 +73,8 @@ function judge(definition: MarkDefinition, subject: Subject, now: Date): Verdict
 export async function issueTrustMark(deps: OidfDeps, type: string, sub: string): Promise<string> {
   const definition = wardTrustMark(type);
   if (!definition) throw new OidfError('not_found', `This registry issues no trust marks of type ${type}.`);
+  // A registry its own parent revoked vouches for nobody any more, agents or registries, as it issues no statements.
+  if (deps.revoked()) throw new OidfError('not_found', 'This registry was revoked by its superior and issues no trust marks.');
   const subject = await subjectOf(deps, definition, sub);
   if (!subject) throw new OidfError('not_found', `${sub} is not a ${definition.subject} this registry issues ${type} about.`);
   const verdict = judge(definition, subject, deps.clock.now());
@@ -109,8 +109,10 @@ export async function agentTrustMarks(deps: SigningDeps, record: AgentRecord): P
 /**
  * What this registry says of `trustMark` now (OIDF §8.4): `invalid` unless it is a compact JWS typed
  * `trust-mark+jwt`, offering no key, naming this registry as `iss` and a type Ward issues, and signed by
- * one of this registry's published keys; `expired` past its `exp` (60 s of skew); `revoked` when the
- * subject is gone or the property no longer holds; else `active`.
+ * one of this registry's published keys, and carrying its subject's id (`ward_agent_id` or
+ * `ward_registry_id`); `expired` past its `exp` (60 s of skew); `revoked` when this registry was revoked
+ * by its parent, the subject is gone, another entity now stands at the subject's identifier, or the
+ * property no longer holds; else `active`.
  */
 export async function trustMarkStatus(deps: OidfDeps, trustMark: string): Promise<TrustMarkStatus> {
   const header = readProtectedHeader(trustMark);
@@ -122,9 +124,16 @@ export async function trustMarkStatus(deps: OidfDeps, trustMark: string): Promis
   const claims = verified.payload as Partial<TrustMarkClaims>;
   const definition = typeof claims.trust_mark_type === 'string' ? wardTrustMark(claims.trust_mark_type) : undefined;
   if (!definition || claims.iss !== ownEntityId(deps) || typeof claims.sub !== 'string' || !Number.isFinite(claims.iat) || !Number.isFinite(claims.exp)) return 'invalid';
+  // Every mark this registry signs names its subject by id too: one without it is none of its own.
+  const subjectId = definition.subject === 'agent' ? claims.ward_agent_id : claims.ward_registry_id;
+  if (typeof subjectId !== 'string') return 'invalid';
   if (!((claims.exp as number) * 1000 > now.getTime() - SKEW_MS)) return 'expired';
+  if (deps.revoked()) return 'revoked';
   const subject = await subjectOf(deps, definition, claims.sub);
   if (!subject) return 'revoked';
+  // The mark was about the entity with that id: another one since at the same address (a child revoked,
+  // a new registry enrolled at its api_base_url) is not what it vouched for, so its mark stays revoked.
+  if (subjectId !== (subject.kind === 'agent' ? subject.record.agent_id : subject.row.id)) return 'revoked';
   const verdict = judge(definition, subject, now);
   if (!verdict.holds) return 'revoked';
   // A mark that claims more than the agent now has (its level dropped) no longer holds as issued.

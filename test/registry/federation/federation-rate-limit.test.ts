@@ -23,6 +23,21 @@ describe('rate limits on the public federation routes', () => {
     assert.notEqual((await registry.app.inject({ method: 'GET', url: '/v1/metadata', remoteAddress: '203.0.113.7' })).statusCode, 429, 'other routes are not affected');
   });
 
+  test('the trust mark endpoints, public and answering about an agent by its identifier, share the per-address limit (regression)', async (t) => {
+    const registry = await buildTestRegistry(t, 'sqlite', { env: { REGISTRY_FEDERATION_RATE_PER_MINUTE: '3' } });
+    const mark = (remoteAddress: string) =>
+      registry.app.inject({ method: 'GET', url: '/v1/oidf/trust-mark?trust_mark_type=urn%3Award%3Atrust-mark%3Atrust-validated&sub=http%3A%2F%2Fx.example%2Fv1%2Fagents%2Fnobody', remoteAddress });
+    const status = (remoteAddress: string) =>
+      registry.app.inject({ method: 'POST', url: '/v1/oidf/trust-mark-status', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'trust_mark=a.b.c', remoteAddress });
+    const answered = [(await mark('203.0.113.9')).statusCode, (await status('203.0.113.9')).statusCode, (await mark('203.0.113.9')).statusCode];
+    assert.deepEqual(answered, [404, 200, 404]);
+    for (const refused of [await mark('203.0.113.9'), await status('203.0.113.9')]) {
+      assert.equal(refused.statusCode, 429);
+      assert.equal((refused.json() as any).error.code, 'RATE_LIMITED');
+    }
+    assert.equal((await mark('203.0.113.10')).statusCode, 404, 'the limit is per address');
+  });
+
   test('0 turns the limit off', async (t) => {
     const registry = await buildTestRegistry(t, 'sqlite', { env: { REGISTRY_FEDERATION_RATE_PER_MINUTE: '0' } });
     for (let i = 0; i < 10; i += 1) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compactVerify, createLocalJWKSet, decodeJwt, type JSONWebKeySet } from 'jose';
 import { agentEntityIdentifier } from '../../../src/contract/oidf-trust-marks.ts';
-import { threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
+import { registrationBody, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 import { makeCertificate } from '../trust/fixtures.ts';
 
@@ -123,6 +123,55 @@ for (const backend of BACKENDS) {
       assert.equal(await statusOf(sovereign, mark), 'revoked');
       const refused = await sovereign.call({ method: 'GET', url: markUrl(DELEGATED, org.baseUrl) });
       assert.deepEqual([refused.status, refused.body.error], [404, 'not_found']);
+    });
+
+    test('a registry its parent revoked issues no agent marks and says revoked of those it issued (regression)', async (t) => {
+      const { sovereign, org } = await threeTiers(t, backend);
+      const agent = await registerAgent(org, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
+      const sub = agentEntityIdentifier(org.baseUrl, agent.agent_id);
+      const mark = (await org.app.inject({ method: 'GET', url: markUrl(VALIDATED, sub) })).body;
+      assert.equal(await statusOf(org, mark), 'active');
+
+      const revoked = await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'contract ended' } });
+      assert.equal(revoked.status, 200);
+      assert.equal(await org.app.ward.parentLink.refresh(), false, 'the organisation learns of its revocation');
+      assert.equal(await statusOf(org, mark), 'revoked');
+      const refused = await org.call({ method: 'GET', url: markUrl(VALIDATED, sub) });
+      assert.deepEqual([refused.status, refused.body.error], [404, 'not_found']);
+      assert.match(refused.body.error_description, /revoked by its superior/);
+    });
+
+    test('a delegated-registry mark names its registry by id: another registry enrolled later at the same address does not revive it (regression)', async (t) => {
+      const { sovereign, org } = await threeTiers(t, backend);
+      const old = decodeJwt((await org.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body).trust_marks as Array<{ trust_mark: string }>;
+      const mark = (old[0] as { trust_mark: string }).trust_mark;
+      assert.equal(await statusOf(sovereign, mark), 'active');
+      const revoked = await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'contract ended' } });
+      assert.equal(revoked.status, 200);
+      assert.equal(await statusOf(sovereign, mark), 'revoked');
+
+      // A different registry (its own id and keys) is enrolled at the revoked one's api_base_url.
+      const successor = await startRegistry(t, backend, { REGISTRY_TIER: 'organisational', REGISTRY_NAME: 'leeds-two', REGISTRY_JURISDICTION: 'GB' });
+      const enrolled = await sovereign.call({ method: 'POST', url: '/v1/registries', headers: writeHeaders(), payload: await registrationBody(successor, 'organisational', { api_base_url: org.baseUrl }) });
+      assert.equal(enrolled.status, 201, JSON.stringify(enrolled.body));
+      assert.notEqual(enrolled.body.id ?? enrolled.body.registry_id, org.id);
+      const fresh = await sovereign.app.inject({ method: 'GET', url: markUrl(DELEGATED, org.baseUrl) });
+      assert.equal(fresh.statusCode, 200, 'the new registry at that address has its own mark');
+      assert.equal((await verifiedMark(sovereign, fresh.body)).ward_registry_id, successor.id);
+      assert.equal(await statusOf(sovereign, fresh.body), 'active');
+      assert.equal(await statusOf(sovereign, mark), 'revoked', 'the old registry’s mark stays revoked');
+    });
+
+    test('a mark signed by the registry but without its subject’s id is invalid', async (t) => {
+      const { sovereign, org } = await threeTiers(t, backend);
+      const now = Math.floor(Date.now() / 1000);
+      const bare = await sovereign.app.ward.signer.sign({ iss: sovereign.baseUrl, sub: org.baseUrl, trust_mark_type: DELEGATED, id: DELEGATED, iat: now, exp: now + 600 }, 'trust-mark+jwt');
+      assert.equal(await statusOf(sovereign, bare), 'invalid');
+      const agent = await registerAgent(org, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
+      const bareAgent = await org.app.ward.signer.sign({ iss: org.baseUrl, sub: agentEntityIdentifier(org.baseUrl, agent.agent_id), trust_mark_type: VALIDATED, id: VALIDATED, iat: now, exp: now + 600, ward_trust_level: 1 }, 'trust-mark+jwt');
+      assert.equal(await statusOf(org, bareAgent), 'invalid');
+      const otherAgent = await org.app.ward.signer.sign({ iss: org.baseUrl, sub: agentEntityIdentifier(org.baseUrl, agent.agent_id), trust_mark_type: VALIDATED, id: VALIDATED, iat: now, exp: now + 600, ward_agent_id: 'urn:ward:agent:someone-else', ward_trust_level: 1 }, 'trust-mark+jwt');
+      assert.equal(await statusOf(org, otherAgent), 'revoked', 'about another agent than the one now at that address');
     });
 
     test('a mark the registry did not sign, or altered, is invalid; a malformed status request is refused in OIDF’s format', async (t) => {
