@@ -47,6 +47,21 @@ export type ProvenanceContext = {
   treeHead: SignedTreeHead;
 };
 
+/**
+ * The ledger's signed tree head as a Provenance signature: a FHIR consumer checks the leaves the
+ * Provenance names against it (`ward ledger verify`).
+ */
+export function treeHeadSignature(treeHead: SignedTreeHead, registry: unknown) {
+  return {
+    type: [{ system: 'urn:iso-astm:E1762-95:2013', code: '1.2.840.10065.1.12.1.5', display: 'Verification Signature' }],
+    when: treeHead.timestamp,
+    who: registry,
+    targetFormat: 'application/json',
+    sigFormat: 'application/jose',
+    data: Buffer.from(treeHead.signature, 'utf8').toString('base64'),
+  };
+}
+
 export function provenanceOf(leaf: LedgerLeaf, context: ProvenanceContext): FhirResource {
   const entry = JSON.parse(leaf.entry) as Entry;
   const operation = OPERATIONS[entry.type] ?? { code: 'UPDATE', display: 'revise' };
@@ -72,15 +87,6 @@ export function provenanceOf(leaf: LedgerLeaf, context: ProvenanceContext): Fhir
         },
       },
     ],
-    signature: [
-      {
-        type: [{ system: 'urn:iso-astm:E1762-95:2013', code: '1.2.840.10065.1.12.1.5', display: 'Verification Signature' }],
-        when: context.treeHead.timestamp,
-        who: registry,
-        targetFormat: 'application/json',
-        sigFormat: 'application/jose',
-        data: Buffer.from(context.treeHead.signature, 'utf8').toString('base64'),
-      },
-    ],
+    signature: [treeHeadSignature(context.treeHead, registry)],
   };
 }

@@ -9,7 +9,7 @@
 import { URI_IDENTIFIER_SYSTEM, URL_DIGEST_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
 import type { LedgerLeaf } from '../storage/stores/ledger-store.ts';
 import type { FhirResource } from './fhir-resources.ts';
-import type { ProvenanceContext } from './provenance.ts';
+import { treeHeadSignature, type ProvenanceContext } from './provenance.ts';
 
 type Entry = { seq: number; type: string; occurred_at: string; data: Record<string, unknown> };
 
@@ -67,15 +67,6 @@ export function runProvenanceOf(sessionId: string, leaves: readonly LedgerLeaf[]
         display: `transparency ledger leaf ${leaf.leafIndex}: ${entry.type}${typeof entry.data.turn === 'number' ? ` (turn ${entry.data.turn})` : ''}, leaf hash ${leaf.leafHash}`,
       },
     })),
-    signature: [
-      {
-        type: [{ system: 'urn:iso-astm:E1762-95:2013', code: '1.2.840.10065.1.12.1.5', display: 'Verification Signature' }],
-        when: context.treeHead.timestamp,
-        who: registry,
-        targetFormat: 'application/json',
-        sigFormat: 'application/jose',
-        data: Buffer.from(context.treeHead.signature, 'utf8').toString('base64'),
-      },
-    ],
+    signature: [treeHeadSignature(context.treeHead, registry)],
   };
 }
