@@ -106,6 +106,11 @@ export type EntityStatementClaims = {
   source_endpoint?: string;
   /** OIDF §3.1.1 (entity configurations only): the marks others issued about the entity. */
   trust_marks?: Array<{ trust_mark_type: string; trust_mark: string; id?: string }>;
+  /**
+   * OIDF §3.1.1 (trust anchors' configurations only): trust mark type → the entity identifiers that may
+   * issue marks of it in this federation (an empty array: anyone may).
+   */
+  trust_mark_issuers?: Record<string, string[]>;
 };
 
 /** The claims of a resolve response (OIDF §8.3.2). */
@@ -116,6 +121,8 @@ export type ResolveResponseClaims = {
   exp: number;
   metadata: EntityMetadata;
   trust_chain: string[];
+  /** The subject's trust marks that are valid now (OIDF §8.3.2), absent when none is. */
+  trust_marks?: Array<{ trust_mark_type: string; trust_mark: string; id?: string }>;
 };
 
 /** An entity identifier without the trailing slash a configured URL may carry (identifiers compare as strings). */

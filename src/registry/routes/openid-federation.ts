@@ -250,7 +250,7 @@ function registerTrustMarkRoutes(app: FastifyInstance, deps: OidfDeps, tags: str
 }
 
 /** What the OIDF endpoints work with, from the registry's services. */
-function oidfDeps(ward: RegistryServices): OidfDeps {
+export function oidfDeps(ward: RegistryServices): OidfDeps {
   const { config } = ward;
   return {
     config,
