@@ -53,6 +53,7 @@ export const OIDF_ENDPOINTS = [
   // Every registry issues trust marks about its agents (./oidf-trust-marks.ts), superiors about their children too.
   { member: 'federation_trust_mark_status_endpoint', path: '/v1/oidf/trust-mark-status', superiorsOnly: false },
   { member: 'federation_trust_mark_endpoint', path: '/v1/oidf/trust-mark', superiorsOnly: false },
+  { member: 'federation_trust_mark_list_endpoint', path: '/v1/oidf/trust-mark-list', superiorsOnly: false },
 ] as const;
 
 export type OidfEndpointMember = (typeof OIDF_ENDPOINTS)[number]['member'];

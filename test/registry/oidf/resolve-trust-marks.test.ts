@@ -11,7 +11,9 @@ import type { EntityStatementClaims } from '../../../src/contract/openid-federat
 import { validTrustMarks } from '../../../src/registry/oidf/resolve-trust-marks.ts';
 import { oidfDeps } from '../../../src/registry/routes/openid-federation.ts';
 import { threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
-import { BACKENDS, writeHeaders } from '../../helpers/registry.ts';
+import { BACKENDS, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
+import { agentEntityIdentifier } from '../../../src/contract/oidf-trust-marks.ts';
+import { makeCertificate } from '../trust/fixtures.ts';
 
 const DELEGATED = 'urn:ward:trust-mark:delegated-registry';
 const VALIDATED = 'urn:ward:trust-mark:trust-validated';
@@ -114,6 +116,51 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await kept([bad.selfIssued], { [DELEGATED]: [org.baseUrl] }), []);
       // Without a status endpoint for the issuer, nothing vouches for the mark now.
       assert.deepEqual((await validTrustMarks(deps, { statements: withMarks([good]), anchorKeys: rootKeys, statusEndpoints: new Map() }, new Date())).length, 0);
+    });
+
+    test('the trust mark list endpoint names the entities with a mark of a type now, is published in the configuration, and refuses in OIDF’s format', async (t) => {
+      const { root, sovereign, org } = await threeTiers(t, backend);
+      const list = async (at: RunningRegistry, query: Record<string, string>) => {
+        const answer = await at.app.inject({ method: 'GET', url: `/v1/oidf/trust-mark-list?${new URLSearchParams(query)}` });
+        return { status: answer.statusCode, body: JSON.parse(answer.body), type: answer.headers['content-type'], cache: answer.headers['cache-control'] };
+      };
+      for (const registry of [root, sovereign, org]) {
+        assert.equal((await configurationOf(registry)).metadata.federation_entity.federation_trust_mark_list_endpoint, `${registry.baseUrl}/v1/oidf/trust-mark-list`);
+      }
+      const children = await list(sovereign, { trust_mark_type: DELEGATED });
+      assert.deepEqual([children.status, children.body, children.cache], [200, [org.baseUrl], 'no-store']);
+      assert.match(String(children.type), /^application\/json/);
+      assert.deepEqual((await list(root, { trust_mark_type: DELEGATED })).body, [sovereign.baseUrl]);
+      assert.deepEqual((await list(sovereign, { trust_mark_type: DELEGATED, sub: org.baseUrl })).body, [org.baseUrl]);
+      assert.deepEqual((await list(sovereign, { trust_mark_type: DELEGATED, sub: root.baseUrl })).body, [], 'not a child');
+      assert.deepEqual((await list(org, { trust_mark_type: DELEGATED })).body, [], 'an organisation has no children');
+
+      // Agent marks: only by sub, judged now; a suspension takes the agent off at once.
+      const agent = await registerAgent(org, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
+      const sub = agentEntityIdentifier(org.baseUrl, agent.agent_id);
+      assert.deepEqual((await list(org, { trust_mark_type: VALIDATED, sub })).body, [sub]);
+      assert.deepEqual((await list(org, { trust_mark_type: ATTESTED, sub })).body, [], 'level 1 is not attested');
+      const agentsUnasked = await list(org, { trust_mark_type: VALIDATED });
+      assert.deepEqual([agentsUnasked.status, agentsUnasked.body.error], [400, 'invalid_request'], 'agents are not listed to anyone who asks');
+      const suspended = await org.call({ method: 'POST', url: `/v1/agents/${ulidOf(agent.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'security review' } });
+      assert.equal(suspended.status, 200);
+      assert.deepEqual((await list(org, { trust_mark_type: VALIDATED, sub })).body, []);
+
+      for (const [query, status, error] of [
+        [{}, 400, 'invalid_request'],
+        [{ trust_mark_type: DELEGATED, sub: 'not a url' }, 400, 'invalid_request'],
+        [{ trust_mark_type: 'urn:ward:trust-mark:unknown' }, 404, 'not_found'],
+      ] as const) {
+        const refused = await list(sovereign, query);
+        assert.deepEqual([refused.status, refused.body.error], [status, error], JSON.stringify(query));
+      }
+      const twice = await sovereign.app.inject({ method: 'GET', url: `/v1/oidf/trust-mark-list?trust_mark_type=${encodeURIComponent(DELEGATED)}&trust_mark_type=${encodeURIComponent(DELEGATED)}` });
+      assert.deepEqual([twice.statusCode, JSON.parse(twice.body).error], [400, 'invalid_request']);
+
+      // A revoked child leaves the list.
+      const revoked = await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'contract ended' } });
+      assert.equal(revoked.status, 200);
+      assert.deepEqual((await list(sovereign, { trust_mark_type: DELEGATED })).body, []);
     });
   });
 }
