@@ -7,7 +7,7 @@
  * caller checks them against keys it already trusts.
  */
 import { ENTITY_CONFIGURATION_PATH, ENTITY_STATEMENT_MEDIA_TYPE, entityIdentifier, oidfEndpointPath } from '../contract/openid-federation.ts';
-import { TRUST_MARK_MEDIA_TYPE } from '../contract/oidf-trust-marks.ts';
+import { TRUST_MARK_MEDIA_TYPE, TRUST_MARK_STATUS_MEDIA_TYPE } from '../contract/oidf-trust-marks.ts';
 import { BodyTooLargeError, readBodyCapped } from '../core/http/read-capped.ts';
 import { describe } from './registry-transport.ts';
 
@@ -53,6 +53,32 @@ export function fetchTrustMark(issuerEntityId: string, trustMarkType: string, su
   url.searchParams.set('trust_mark_type', trustMarkType);
   url.searchParams.set('sub', subject);
   return getEntityStatement(url.href, options, TRUST_MARK_MEDIA_TYPE);
+}
+
+/**
+ * POST `trust_mark=<mark>` to an issuer's `federation_trust_mark_status_endpoint` (OIDF §8.4): its
+ * signed status response, unverified (the caller checks it with the issuer's keys from the chain).
+ */
+export async function postTrustMarkStatus(statusEndpoint: string, trustMark: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
+  const fetchImpl = options.fetch ?? fetch;
+  let status: number | null = null;
+  try {
+    const response = await fetchImpl(statusEndpoint, {
+      method: 'POST',
+      headers: { accept: TRUST_MARK_STATUS_MEDIA_TYPE, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ trust_mark: trustMark }).toString(),
+      redirect: 'error',
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    status = response.status;
+    const text = await readBodyCapped(response, options.maxBytes ?? ENTITY_STATEMENT_MAX_BYTES);
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    if (status !== 200) return { ok: false, status, message: `${statusEndpoint} answered HTTP ${status}${oidfError(text)}` };
+    if (mediaType !== TRUST_MARK_STATUS_MEDIA_TYPE) return { ok: false, status, message: `${statusEndpoint} answered ${mediaType || 'no content type'}` };
+    return { ok: true, jwt: text.trim() };
+  } catch (error) {
+    return { ok: false, status, message: `${statusEndpoint} could not be reached (${describe(error)})` };
+  }
 }
 
 async function getEntityStatement(url: string, options: OidfFetchOptions, expected: string = ENTITY_STATEMENT_MEDIA_TYPE): Promise<EntityStatementAnswer> {

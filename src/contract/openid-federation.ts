@@ -53,6 +53,7 @@ export const OIDF_ENDPOINTS = [
   // Every registry issues trust marks about its agents (./oidf-trust-marks.ts), superiors about their children too.
   { member: 'federation_trust_mark_status_endpoint', path: '/v1/oidf/trust-mark-status', superiorsOnly: false },
   { member: 'federation_trust_mark_endpoint', path: '/v1/oidf/trust-mark', superiorsOnly: false },
+  { member: 'federation_trust_mark_list_endpoint', path: '/v1/oidf/trust-mark-list', superiorsOnly: false },
 ] as const;
 
 export type OidfEndpointMember = (typeof OIDF_ENDPOINTS)[number]['member'];
@@ -106,6 +107,11 @@ export type EntityStatementClaims = {
   source_endpoint?: string;
   /** OIDF §3.1.1 (entity configurations only): the marks others issued about the entity. */
   trust_marks?: Array<{ trust_mark_type: string; trust_mark: string; id?: string }>;
+  /**
+   * OIDF §3.1.1 (trust anchors' configurations only): trust mark type → the entity identifiers that may
+   * issue marks of it in this federation (an empty array: anyone may).
+   */
+  trust_mark_issuers?: Record<string, string[]>;
 };
 
 /** The claims of a resolve response (OIDF §8.3.2). */
@@ -116,6 +122,8 @@ export type ResolveResponseClaims = {
   exp: number;
   metadata: EntityMetadata;
   trust_chain: string[];
+  /** The subject's trust marks that are valid now (OIDF §8.3.2), absent when none is. */
+  trust_marks?: Array<{ trust_mark_type: string; trust_mark: string; id?: string }>;
 };
 
 /** An entity identifier without the trailing slash a configured URL may carry (identifiers compare as strings). */

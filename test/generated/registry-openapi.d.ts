@@ -1207,6 +1207,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oidf/trust-mark-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entities this registry gives a trust mark of a type now (OIDF §8.5)
+         * @description The entity identifiers this registry would issue a mark of `trust_mark_type` about now, as a JSON array: for `urn:ward:trust-mark:delegated-registry` its active child registries (or just `sub`, when given and one of them); for the agent types only `sub`, which is then required (a registry does not list its agents to anyone who asks). A type Ward does not issue is `not_found`. Errors in OIDF's format. No credential is needed; one that is presented is checked.
+         */
+        get: operations["listTrustMarkedEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/oidf/trust-mark-status": {
         parameters: {
             query?: never;
@@ -4883,6 +4903,72 @@ export interface operations {
                 };
                 content: {
                     "application/trust-mark+jwt": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidfError"] | components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTrustMarkedEntities: {
+        parameters: {
+            query?: {
+                /** @description The trust mark type (a urn:ward:trust-mark: identifier) */
+                trust_mark_type?: unknown;
+                /** @description Only this entity identifier: answers it if it has the mark, else an empty array */
+                sub?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
                 };
             };
             /** @description Bad Request */

@@ -19,8 +19,9 @@ const PUBLIC = new Set([
   'GET /v1/oidf/fetch',
   'GET /v1/oidf/list',
   'GET /v1/oidf/resolve',
-  // Trust marks (issue and status): signed, about what the registry checked; the status POST changes nothing.
+  // Trust marks (issue, list and status): signed, about what the registry checked; the status POST changes nothing.
   'GET /v1/oidf/trust-mark',
+  'GET /v1/oidf/trust-mark-list',
   'POST /v1/oidf/trust-mark-status',
   // What the FHIR directory supports: clients read it before they authenticate (docs/fhir.md).
   'GET /fhir/metadata',

@@ -11,7 +11,7 @@ import { utcDay } from './utc-day.ts';
 const UNAVAILABLE_RETRY_MS = 1000;
 
 /** The federation routes other registries call without an API key (docs/federation.md). */
-const PUBLIC_FEDERATION_ROUTES = new Set(['/v1/federation/fetch', '/v1/federation/status', '/.well-known/openid-federation', '/v1/oidf/fetch', '/v1/oidf/list', '/v1/oidf/resolve', '/v1/oidf/trust-mark', '/v1/oidf/trust-mark-status']);
+const PUBLIC_FEDERATION_ROUTES = new Set(['/v1/federation/fetch', '/v1/federation/status', '/.well-known/openid-federation', '/v1/oidf/fetch', '/v1/oidf/list', '/v1/oidf/resolve', '/v1/oidf/trust-mark', '/v1/oidf/trust-mark-list', '/v1/oidf/trust-mark-status']);
 
 /** The limits a caller's address has on the public federation routes: one per-minute bucket. */
 function federationLimits(perMinute: number): PricingTierLimits {

@@ -15,7 +15,7 @@ import {
   type EntityStatementClaims,
   type WardRegistryMetadata,
 } from '../../contract/openid-federation.ts';
-import type { TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
+import { WARD_TRUST_MARKS, type TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 
@@ -44,7 +44,12 @@ type ConfigurationDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'registr
  * The claims of this registry's entity configuration at `now`, with the `trust_marks` others issued
  * about it (OIDF §3.1.1: trust marks are carried in the subject's own entity configuration).
  */
-export function entityConfigurationClaims(deps: ConfigurationDeps, now: Date, trustMarks: TrustMarkEntry[] = []): EntityStatementClaims {
+export function entityConfigurationClaims(
+  deps: ConfigurationDeps,
+  now: Date,
+  trustMarks: TrustMarkEntry[] = [],
+  trustMarkIssuers?: Record<string, string[]>,
+): EntityStatementClaims {
   const id = ownEntityId(deps);
   const iat = Math.floor(now.getTime() / 1000);
   const parent = parentEntityId(deps);
@@ -71,13 +76,29 @@ export function entityConfigurationClaims(deps: ConfigurationDeps, now: Date, tr
       [WARD_REGISTRY_ENTITY_TYPE]: ward,
     },
     ...(trustMarks.length > 0 ? { trust_marks: trustMarks } : {}),
+    ...(trustMarkIssuers ? { trust_mark_issuers: trustMarkIssuers } : {}),
   };
 }
 
+/**
+ * The trust anchor's `trust_mark_issuers` (OIDF §3.1.1), at the root only: who in this federation may
+ * issue each Ward mark type. `delegated-registry`: the registries that take children, i.e. the root and
+ * its active sovereign children with an address (a revoked sovereign's marks stop being honoured at once).
+ * The agent types: an empty list (any entity; the root cannot enumerate the organisations below its
+ * sovereigns), so a resolver still needs the issuer's keys from the subject's own chain (docs/decisions.md 89).
+ */
+export async function trustMarkIssuers(deps: Pick<OidfDeps, 'config' | 'baseUrl'> & Partial<Pick<OidfDeps, 'activeChildren'>>): Promise<Record<string, string[]> | undefined> {
+  const { activeChildren } = deps;
+  if (!activeChildren || parentEntityId(deps) !== undefined || deps.config.REGISTRY_TIER !== 'root') return undefined;
+  const superiors = [ownEntityId(deps), ...(await activeChildren()).flatMap((row) => (row.api_base_url ? [entityIdentifier(row.api_base_url)] : []))];
+  return Object.fromEntries(WARD_TRUST_MARKS.map((mark) => [mark.type, mark.subject === 'registry' ? superiors : []]));
+}
+
 /** The entity configuration, signed with the registry's current key (`typ: entity-statement+jwt`). */
-export async function signEntityConfiguration(deps: ConfigurationDeps & Pick<OidfDeps, 'heldTrustMarks'>): Promise<string> {
+export async function signEntityConfiguration(deps: ConfigurationDeps & Pick<OidfDeps, 'heldTrustMarks'> & Partial<Pick<OidfDeps, 'activeChildren'>>): Promise<string> {
   const trustMarks = await deps.heldTrustMarks();
+  const issuers = await trustMarkIssuers(deps);
   // A rotation on another instance shows here within seconds, as in /.well-known/jwks.json.
   await deps.signer.refreshIfStale();
-  return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now(), trustMarks), ENTITY_STATEMENT_TYP);
+  return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now(), trustMarks, issuers), ENTITY_STATEMENT_TYP);
 }

@@ -71,6 +71,14 @@ export function trustMarkQuery(query: RawQuery): { type: string; sub: string } {
   return { type, sub: subjectQuery(query) };
 }
 
+/** The trust mark list endpoint's `trust_mark_type` (required) and `sub` (optional) (OIDF §8.5.1). */
+export function trustMarkListQuery(query: RawQuery): { type: string; sub?: string } {
+  const type = single(query, 'trust_mark_type');
+  if (type === undefined || type === '') throw bad('trust_mark_type is required.');
+  const sub = single(query, 'sub');
+  return sub === undefined ? { type } : { type, sub: entityId(sub, 'sub') };
+}
+
 /** The status endpoint's form (OIDF §8.4.1): one `trust_mark`, sent as `application/x-www-form-urlencoded`. */
 export function trustMarkStatusForm(contentType: string | undefined, body: unknown): string {
   const form = (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';

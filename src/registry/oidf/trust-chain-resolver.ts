@@ -18,6 +18,7 @@ import { resolveMetadata } from '../../client/oidf/metadata-policy.ts';
 import { OidfError } from '../../client/oidf/oidf-error.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 import { readEntityStatement, validateTrustChain } from '../../client/oidf/trust-chain-validation.ts';
+import { validTrustMarks } from './resolve-trust-marks.ts';
 
 const MAX_DEPTH = 5;
 const HINTS_PER_ENTITY = 3;
@@ -25,7 +26,7 @@ const MAX_FETCHES = 12;
 
 export type ResolveRequest = { sub: string; trustAnchors: string[]; entityTypes: string[] };
 
-type Configuration = { id: string; jwt: string; hints: string[]; fetchEndpoint: string | undefined };
+type Configuration = { id: string; jwt: string; hints: string[]; fetchEndpoint: string | undefined; statusEndpoint: string | undefined };
 type Walk = { deps: OidfDeps; anchors: ReadonlySet<string>; fetches: number };
 
 /** The entity configuration of `id`, read (not yet verified: the chain's validation does that). */
@@ -38,7 +39,8 @@ async function configurationOf(walk: Walk, id: string): Promise<Configuration> {
   if (claims.iss !== id || claims.sub !== id) throw new OidfError('invalid_trust_chain', `The entity configuration at ${id} is about ${claims.sub}.`);
   const federation = claims.metadata?.federation_entity ?? {};
   const fetchEndpoint = typeof federation.federation_fetch_endpoint === 'string' ? federation.federation_fetch_endpoint : undefined;
-  return { id, jwt: answer.jwt, hints: (claims.authority_hints ?? []).filter((hint) => typeof hint === 'string'), fetchEndpoint };
+  const statusEndpoint = typeof federation.federation_trust_mark_status_endpoint === 'string' ? federation.federation_trust_mark_status_endpoint : undefined;
+  return { id, jwt: answer.jwt, hints: (claims.authority_hints ?? []).filter((hint) => typeof hint === 'string'), fetchEndpoint, statusEndpoint };
 }
 
 /** The configurations from `from` up to a trust anchor asked for, depth first along the hints; undefined: none. */
@@ -97,7 +99,17 @@ export async function signResolveResponse(deps: OidfDeps, request: ResolveReques
   const now = deps.clock.now();
   const valid = await validateTrustChain(chain, trustAnchor, anchorKeys, now);
   const metadata = onlyTypes(resolveMetadata(valid.statements), request.entityTypes);
-  const claims: ResolveResponseClaims = { iss: own, sub: request.sub, iat: Math.floor(now.getTime() / 1000), exp: valid.exp, metadata, trust_chain: chain };
+  const statusEndpoints = new Map(path.flatMap((entity) => (entity.statusEndpoint ? [[entity.id, entity.statusEndpoint] as const] : [])));
+  const trustMarks = await validTrustMarks(deps, { statements: valid.statements, anchorKeys, statusEndpoints }, now);
+  const claims: ResolveResponseClaims = {
+    iss: own,
+    sub: request.sub,
+    iat: Math.floor(now.getTime() / 1000),
+    exp: valid.exp,
+    metadata,
+    trust_chain: chain,
+    ...(trustMarks.length > 0 ? { trust_marks: trustMarks } : {}),
+  };
   return deps.signer.sign(claims, RESOLVE_RESPONSE_TYP);
 }
 

@@ -21,6 +21,7 @@ import {
   type TrustMarkStatusClaims,
 } from '../../contract/oidf-trust-marks.ts';
 import type { AgentRecord } from '../../contract/agent-record.ts';
+import { entityIdentifier } from '../../contract/openid-federation.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { RegistryRow } from '../storage/stores/registry-store.ts';
 import { ownEntityId } from './entity-configuration.ts';
@@ -80,6 +81,29 @@ export async function issueTrustMark(deps: OidfDeps, type: string, sub: string):
   const verdict = judge(definition, subject, deps.clock.now());
   if (!verdict.holds) throw new OidfError('not_found', `No ${type} for ${sub}: ${verdict.why}.`);
   return signMark(deps, type, sub, verdict);
+}
+
+/**
+ * The trust mark list endpoint's answer (OIDF §8.5): the entity identifiers this registry would issue a
+ * mark of `type` about now (nothing is stored: the same judgement as the trust mark endpoint). For
+ * `delegated-registry`, its active children with an address; for the agent types only the one `sub`
+ * asked about (the agents of a registry are not listed to anyone who asks: docs/federation.md, "Trust
+ * marks", security considerations), so without `sub` that is `invalid_request`. A type Ward does not
+ * issue is `not_found`; a registry its parent revoked issues none and lists none.
+ */
+export async function listTrustMarkedEntities(deps: OidfDeps, type: string, sub: string | undefined): Promise<string[]> {
+  const definition = wardTrustMark(type);
+  if (!definition) throw new OidfError('not_found', `This registry issues no trust marks of type ${type}.`);
+  if (definition.subject === 'agent' && sub === undefined) {
+    throw new OidfError('invalid_request', `sub is required for ${type}: this registry does not list its agents.`);
+  }
+  if (deps.revoked()) return [];
+  if (sub === undefined) {
+    const ids = (await deps.activeChildren()).flatMap((row) => (row.api_base_url === null ? [] : [entityIdentifier(row.api_base_url)]));
+    return [...new Set(ids)];
+  }
+  const subject = await subjectOf(deps, definition, sub);
+  return subject && judge(definition, subject, deps.clock.now()).holds ? [sub] : [];
 }
 
 type SigningDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'baseUrl'>;

@@ -19,11 +19,12 @@ import {
   listQuery,
   resolveQuery,
   subjectQuery,
+  trustMarkListQuery,
   trustMarkQuery,
   trustMarkStatusForm,
   type RawQuery,
 } from '../oidf/oidf-query.ts';
-import { issueTrustMark, signTrustMarkStatus } from '../oidf/trust-marks.ts';
+import { issueTrustMark, listTrustMarkedEntities, signTrustMarkStatus } from '../oidf/trust-marks.ts';
 import { listSubordinates, signSubordinateStatement } from '../oidf/subordinate-statements.ts';
 import { signResolveResponse } from '../oidf/trust-chain-resolver.ts';
 
@@ -217,6 +218,29 @@ function registerTrustMarkRoutes(app: FastifyInstance, deps: OidfDeps, tags: str
       }),
   );
 
+  app.get(
+    oidfEndpointPath('federation_trust_mark_list_endpoint'),
+    {
+      schema: {
+        operationId: 'listTrustMarkedEntities',
+        tags,
+        summary: 'The entities this registry gives a trust mark of a type now (OIDF §8.5)',
+        description:
+          "The entity identifiers this registry would issue a mark of `trust_mark_type` about now, as a JSON array: for `urn:ward:trust-mark:delegated-registry` its active child registries (or just `sub`, when given and one of them); for the agent types only `sub`, which is then required (a registry does not list its agents to anyone who asks). A type Ward does not issue is `not_found`. Errors in OIDF's format.",
+        querystring: AnyQuery({
+          trust_mark_type: 'The trust mark type (a urn:ward:trust-mark: identifier)',
+          sub: 'Only this entity identifier: answers it if it has the mark, else an empty array',
+        }),
+        response: { 200: Type.Array(Type.String({ description: 'An entity identifier' })), ...refusals },
+      },
+    },
+    async (request, reply) =>
+      answering(reply as FastifyReply, async () => {
+        const { type, sub } = trustMarkListQuery(request.query as RawQuery);
+        await reply.header('cache-control', 'no-store').send(await listTrustMarkedEntities(deps, type, sub));
+      }),
+  );
+
   app.post(
     oidfEndpointPath('federation_trust_mark_status_endpoint'),
     {
@@ -250,7 +274,7 @@ function registerTrustMarkRoutes(app: FastifyInstance, deps: OidfDeps, tags: str
 }
 
 /** What the OIDF endpoints work with, from the registry's services. */
-function oidfDeps(ward: RegistryServices): OidfDeps {
+export function oidfDeps(ward: RegistryServices): OidfDeps {
   const { config } = ward;
   return {
     config,

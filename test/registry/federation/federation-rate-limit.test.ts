@@ -31,11 +31,14 @@ describe('rate limits on the public federation routes', () => {
       registry.app.inject({ method: 'POST', url: '/v1/oidf/trust-mark-status', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'trust_mark=a.b.c', remoteAddress });
     const answered = [(await mark('203.0.113.9')).statusCode, (await status('203.0.113.9')).statusCode, (await mark('203.0.113.9')).statusCode];
     assert.deepEqual(answered, [404, 200, 404]);
-    for (const refused of [await mark('203.0.113.9'), await status('203.0.113.9')]) {
+    const list = (remoteAddress: string) =>
+      registry.app.inject({ method: 'GET', url: '/v1/oidf/trust-mark-list?trust_mark_type=urn%3Award%3Atrust-mark%3Adelegated-registry', remoteAddress });
+    for (const refused of [await mark('203.0.113.9'), await status('203.0.113.9'), await list('203.0.113.9')]) {
       assert.equal(refused.statusCode, 429);
       assert.equal((refused.json() as any).error.code, 'RATE_LIMITED');
     }
     assert.equal((await mark('203.0.113.10')).statusCode, 404, 'the limit is per address');
+    assert.equal((await list('203.0.113.11')).statusCode, 200, 'the list endpoint answers without an API key');
   });
 
   test('0 turns the limit off', async (t) => {
