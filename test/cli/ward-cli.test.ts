@@ -10,7 +10,7 @@ import { BACKENDS, openTestStorage } from '../helpers/registry.ts';
 import { WARD_BIN, runScript, runWard } from '../helpers/ward-process.ts';
 
 /** What `ward migrate` prints on an empty database: every migration, in name order. */
-const APPLIED_ALL = [...Object.keys(MIGRATIONS).sort().map((name) => `pending: ${name} (expand)`), `applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`].join('\n');
+const APPLIED_ALL = [...Object.keys(MIGRATIONS).sort().map((name) => `pending: ${name} (${MIGRATIONS[name]?.phase ?? 'expand'})`), `applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`].join('\n');
 
 function freshDataDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'ward-cli-'));

@@ -166,6 +166,28 @@ for (const backend of BACKENDS) {
         ],
       );
     });
+
+    test('migration 018 (contract) adds the versions and endpoint rows an older build left out during a rolling upgrade, and keeps what is there', async (t) => {
+      const storage = await openTestStorage(t, backend);
+      const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '018'));
+      await migrateToLatest(storage, before);
+      assert.equal(MIGRATIONS['018-fhir-index-catch-up']?.phase, 'contract', 'it runs once no older build is alive');
+      const at = '2026-02-03T04:05:06.000Z';
+      // Written as an older build writes: the agent row only, at version 3, with no versions or endpoint rows.
+      const id = '01ARZ3NDEKTSV4RRFFQ69G5FAX';
+      const record = { display_name: 'Written by the old build', endpoints: [{ url: 'https://a.example.org/0', protocol: 'hl7v2-mllp' }, { url: 'https://a.example.org/1', protocol: 'fhir-rest' }] };
+      await sql`insert into agents (id, agent_uri, jurisdiction, status, display_name, org_id, version, trust_state, trust_level, record, created_at, updated_at)
+                values (${id}, ${`registry://gb/agents/${id}`}, 'GB', 'active', 'Written by the old build', 'org-a', 3, 'validated', 2, ${JSON.stringify(record)}, ${at}, ${at})`.execute(storage.db);
+      // What this build had already written for it survives (an earlier version, one protocol).
+      await sql`insert into agent_versions (agent_id, version, status, record, updated_at) values (${id}, 2, 'active', '{}', ${at})`.execute(storage.db);
+      await sql`insert into agent_endpoints (protocol, agent_id) values ('fhir-rest', ${id})`.execute(storage.db);
+
+      assert.deepEqual(await migrateToLatest(storage), ['018-fhir-index-catch-up'], 'alone, it contracts at start');
+      const versions = await sql<any>`select version, record from agent_versions where agent_id = ${id} order by version`.execute(storage.db);
+      assert.deepEqual(versions.rows.map((row) => [Number(row.version), row.record]), [[2, '{}'], [3, JSON.stringify(record)]]);
+      const endpoints = await sql<any>`select protocol from agent_endpoints where agent_id = ${id} order by protocol`.execute(storage.db);
+      assert.deepEqual(endpoints.rows.map((row) => row.protocol), ['fhir-rest', 'hl7v2-mllp']);
+    });
   });
 }
 

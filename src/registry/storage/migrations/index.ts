@@ -16,6 +16,7 @@ import * as agentVersions from './014-agent-versions.ts';
 import * as agentEndpoints from './015-agent-endpoints.ts';
 import * as computerUseModel from './016-computer-use-model.ts';
 import * as clusterInstances from './017-cluster-instances.ts';
+import * as fhirIndexCatchUp from './018-fhir-index-catch-up.ts';
 
 /**
  * A migration and its phase (docs/operations.md, "Rolling upgrades"): `expand` (the default) only adds
@@ -43,4 +44,5 @@ export const MIGRATIONS: Record<string, WardMigration> = {
   '015-agent-endpoints': agentEndpoints,
   '016-computer-use-model': computerUseModel,
   '017-cluster-instances': clusterInstances,
+  '018-fhir-index-catch-up': fhirIndexCatchUp,
 };
