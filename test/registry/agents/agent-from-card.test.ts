@@ -14,7 +14,7 @@ import { listenAgent } from '../../mesh/helpers.ts';
 import { createRegistryClient } from '../../../src/client/registry-client.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, buildTestRegistry, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
-import { cardFor, cardKeyPair, signed, startCardServer } from './card-fixtures.ts';
+import { cardFor, cardKeyPair, signed, startCardServer, startSignedCardServer } from './card-fixtures.ts';
 
 const count = async (registry: TestRegistry, table: 'agents' | 'events' | 'ledger_leaves' | 'agent_cards') =>
   Number((await registry.storage.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -147,13 +147,9 @@ for (const backend of BACKENDS) {
     });
 
     test('a re-read updates a changed card within one round, and suspends an agent whose key was rotated away or whose card is gone', async (t) => {
-      const server = await startCardServer(t);
-      const gone = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      gone.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
-      gone.card = await signed(cardFor(gone.origin, { name: 'Soon gone' }), key, gone.jwksUrl);
+      const server = await startSignedCardServer(t, key);
+      const gone = await startSignedCardServer(t, key, { name: 'Soon gone' });
       const registry = await buildTestRegistry(t, backend);
       const ward = await listenAgent(t, createEchoAgent());
       const first = (await fromCard(registry, server.cardUrl)).body;
@@ -201,10 +197,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a listening registry re-reads on its own every REGISTRY_CARD_REREAD_INTERVAL_MS', async (t: TestContext) => {
-      const server = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const server = await startSignedCardServer(t, key);
       const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_CARD_REREAD_INTERVAL_MS: '1000', REGISTRY_HEALTH_PROBES: 'false' } });
       await registry.app.listen({ host: '127.0.0.1', port: 0 });
       const { port } = registry.app.server.address() as AddressInfo;

@@ -73,3 +73,11 @@ export async function signed(card: Record<string, unknown>, key: CardKeyPair, jk
   const signature = await signAgentCard(card, { privateKey: key.privateKey, alg: 'ES256', kid: key.kid, jku });
   return { ...card, signatures: [signature] };
 }
+
+/** A card server that publishes `key` at its `jku` and serves `cardFor(origin, overrides)` signed by it. */
+export async function startSignedCardServer(t: Pick<TestContext, 'after'>, key: CardKeyPair, overrides: Record<string, unknown> = {}): Promise<CardServer> {
+  const server = await startCardServer(t);
+  server.keys = [key.jwk];
+  server.card = await signed(cardFor(server.origin, overrides), key, server.jwksUrl);
+  return server;
+}

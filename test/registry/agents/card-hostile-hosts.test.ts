@@ -17,7 +17,7 @@ import { createCardReader } from '../../../src/registry/cards/card-reader.ts';
 import { createCardRegistrations } from '../../../src/registry/cards/card-registrations.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, buildTestRegistry, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
-import { cardFor, cardKeyPair, signed, startCardServer } from './card-fixtures.ts';
+import { cardFor, cardKeyPair, signed, startSignedCardServer } from './card-fixtures.ts';
 
 const fromCard = (registry: TestRegistry, cardUrl: string) =>
   registry.call({ method: 'POST', url: '/v1/agents/from-card', headers: writeHeaders(), payload: { card_url: cardUrl, jurisdiction: 'GB', owner: { org_id: 'org-leeds' } } });
@@ -73,10 +73,8 @@ for (const backend of BACKENDS) {
   describe(`card hosts that answer badly [${backend}]`, () => {
     test('a status no HTTP answer has (600): CARD_UNREACHABLE, the re-read round records it and the process lives', async (t) => {
       const uncaught = watchUncaught(t);
-      const server = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const server = await startSignedCardServer(t, key);
       const registry = await buildTestRegistry(t, backend);
       const registered = await fromCard(registry, server.cardUrl);
       assert.equal(registered.status, 201, JSON.stringify(registered.body));
@@ -102,10 +100,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a body that stalls after its headers or is cut mid-way: 422 CARD_UNREACHABLE (timeout, reset), nothing written; a re-read suspends and records it', async (t) => {
-      const server = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const server = await startSignedCardServer(t, key);
       const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_CARD_TIMEOUT_MS: '300' } });
       const registered = await fromCard(registry, server.cardUrl);
       assert.equal(registered.status, 201, JSON.stringify(registered.body));
@@ -138,10 +134,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a JWKS at the jku that is not JSON, is null or lists no objects trusts no key: 422 CARD_SIGNATURE_UNTRUSTED, nothing written; a re-read suspends', async (t) => {
-      const server = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const server = await startSignedCardServer(t, key);
       const registry = await buildTestRegistry(t, backend);
       const registered = await fromCard(registry, server.cardUrl);
       assert.equal(registered.status, 201, JSON.stringify(registered.body));
@@ -162,13 +156,9 @@ for (const backend of BACKENDS) {
     });
 
     test('a re-read that fails for a reason not the card\'s (the owner changed the record meanwhile) is recorded, so the card goes to the back of the queue, and suspends nothing', async (t) => {
-      const server = await startCardServer(t);
-      const other = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      other.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
-      other.card = await signed(cardFor(other.origin, { name: 'Other' }), key, other.jwksUrl);
+      const server = await startSignedCardServer(t, key);
+      const other = await startSignedCardServer(t, key, { name: 'Other' });
       const registry = await buildTestRegistry(t, backend);
       const racing = (await fromCard(registry, server.cardUrl)).body;
       const second = (await fromCard(registry, other.cardUrl)).body;
@@ -201,10 +191,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a registry whose re-read waits on a card host that never answers closes before the host answers, records nothing against the card, and lets the lease go', { timeout: 50_000 }, async (t) => {
-      const server = await startCardServer(t);
       const key = await cardKeyPair('k1');
-      server.keys = [key.jwk];
-      server.card = await signed(cardFor(server.origin), key, server.jwksUrl);
+      const server = await startSignedCardServer(t, key);
       // A read deadline far beyond the test's: only stopping can end these reads.
       const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_CARD_TIMEOUT_MS: '60000' } });
       const registered = await fromCard(registry, server.cardUrl);
