@@ -58,3 +58,13 @@ export function runScript(
 /** `ward <args>` as a real child process. */
 export const runWard = (t: Pick<TestContext, 'after'>, args: readonly string[], env?: Record<string, string>) =>
   runScript(t, WARD_CLI, args, env);
+
+/** Whether any process of the group `pgid` is still alive (a detached `npm start` and all it started). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

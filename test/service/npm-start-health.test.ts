@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SHIPPED_AGENTS } from '../../src/mesh/registration.ts';
+import { groupAlive } from '../helpers/ward-process.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 /** REGISTRY_HEALTH_INTERVAL_MS's default (docs/configuration.md): the test leaves it as it is. */
@@ -19,15 +20,6 @@ const PROBE_INTERVAL_MS = 30_000;
 
 type Endpoint = { url: string; health_url?: string; health: { status: string; checked_at: string | null; reason: string | null } };
 type Agent = { agent_id: string; display_name: string; endpoints: Endpoint[]; policy_tags?: { mesh_alias?: string } };
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('npm start: health out of the box', () => {
   test('every shipped agent is probed healthy within one probe interval; an unprobeable one says why', async (t) => {

@@ -11,19 +11,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadMeshConfig } from '../../src/mesh/mesh-config.ts';
 import { issueMeshToken } from '../../src/mesh/runtime/auth.ts';
+import { groupAlive } from '../helpers/ward-process.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CALLER = 'did:web:localhost:agents:signal-test';
-
-/** Whether any process of the group `pgid` is still alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('npm start and signals', () => {
   test('SIGTERM to npm stops the service and its agents', async (t) => {
