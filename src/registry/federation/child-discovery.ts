@@ -2,7 +2,8 @@
  * One child asked in federated discovery (docs/federation.md), through the federation client: the
  * same filters, the parent's federation token and what is left of its deadline. The child's answer
  * counts only if it is a fresh `ward-discovery+jwt` for the asked capability, signed with the keys this
- * registry delegated to it; each result must be well formed and inside the child's jurisdiction, and
+ * registry delegated to it (the child's row: the `jwks` its OpenID Federation subordinate statement about
+ * the child names, oidf/subordinate-statements.ts); each result must be well formed and inside the child's jurisdiction, and
  * its score is held to the range ranking produces. Whatever goes wrong becomes the child's outcome,
  * never a throw.
  */

@@ -1,12 +1,15 @@
 /**
  * Registry-to-registry credentials for federated discovery (docs/federation.md): a parent asks its
  * children with a 60-second token it signs itself, audience the child. A child accepts one only from
- * the parent that granted its own delegation, checked with the keys that grant came with; the token
- * carries `registry:read` and nothing else.
+ * its parent, checked with the keys its trust chain states for that parent (../oidf/federation-token-issuer.ts); the
+ * token carries `registry:read` and nothing else.
  */
-import { decodeProtectedHeader, type JWK } from 'jose';
+import { decodeProtectedHeader } from 'jose';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
+
+/** The registry whose tokens are accepted, and the keys they are checked with. */
+export type TokenIssuer = { id: string; jwks: { keys: PublishedJwk[] } };
 
 export const FEDERATION_TOKEN_TYP = 'ward-federation+jwt';
 const LIFETIME_S = 60;
@@ -29,12 +32,12 @@ export function isFederationToken(token: string): boolean {
 /** The issuing registry's URI when the token is valid for `audience` from `parent`; else undefined. */
 export async function verifyFederationToken(
   token: string,
-  parent: { id: string; jwks: { keys: JWK[] } } | undefined,
+  parent: TokenIssuer | undefined,
   audience: string,
   now: Date,
 ): Promise<string | undefined> {
   if (!parent) return undefined;
-  const claims = (await verifiedPayload(token, FEDERATION_TOKEN_TYP, parent.jwks.keys as PublishedJwk[], now)) as { iss?: unknown; aud?: unknown; exp?: unknown; iat?: unknown } | undefined;
+  const claims = (await verifiedPayload(token, FEDERATION_TOKEN_TYP, parent.jwks.keys, now)) as { iss?: unknown; aud?: unknown; exp?: unknown; iat?: unknown } | undefined;
   if (typeof claims !== 'object' || claims === null) return undefined;
   const nowS = now.getTime() / 1000;
   if (claims.iss !== parent.id || claims.aud !== audience) return undefined;

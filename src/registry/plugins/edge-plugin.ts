@@ -5,6 +5,7 @@ import { httpKit, requestLogMode } from '../../core/http/http-kit.ts';
 import { registerAuthentication, type TokenAuthenticator } from '../auth/authentication.ts';
 import { createTokenAuthenticator } from '../auth/token-authenticator.ts';
 import { isFederationToken, verifyFederationToken } from '../federation/federation-token.ts';
+import { federationTokenIssuer } from '../oidf/federation-token-issuer.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
 import { registerPhiGuard } from '../http/phi-guard.ts';
 import { registerProductionHeaders } from '../http/production-headers.ts';
@@ -86,13 +87,13 @@ export const edgePlugin = fastifyPlugin(
  * production headers and the guards on what a request may carry.
  */
 async function registerCallerChecks(app: FastifyInstance): Promise<Pick<RegistryEdge, 'redis' | 'limiter' | 'meter'>> {
-  const { config, apiKeys, parentLink, registryId, clock, storage } = app.ward;
+  const { config, apiKeys, registryId, clock, storage } = app.ward;
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
   registerAuthentication(app, {
     config,
     apiKeys,
     ...withTokens(createTokenAuthenticator(config, redis ? { redis } : {})),
-    federation: { isToken: isFederationToken, verify: (token) => verifyFederationToken(token, parentLink.parent(), registryId, clock.now()) },
+    federation: { isToken: isFederationToken, verify: async (token) => verifyFederationToken(token, await federationTokenIssuer(app.ward), registryId, clock.now()) },
   });
   // Shared buckets in Redis when several instances serve the same keys (docs/operations.md).
   const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
