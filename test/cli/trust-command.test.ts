@@ -62,7 +62,7 @@ describe('ward trust verify', () => {
     assert.equal(active.code, 0, `${active.stdout}${active.stderr}`);
     assert.match(active.stdout, /marks:\s+urn:ward:trust-mark:trust-validated; /);
     assert.match(active.stdout, /status at the issuer: urn:ward:trust-mark:trust-validated: active/);
-    assert.match(active.stdout, /result:\s+valid \(every statement and trust mark confirmed active by its issuer\)/);
+    assert.match(active.stdout, /result:\s+valid \(every statement confirmed active by its issuer\)/);
 
     const suspended = await org.call({ method: 'POST', url: `/v1/agents/${ulidOf(agent.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'security review' } });
     assert.equal(suspended.status, 200);

@@ -101,7 +101,7 @@ function report(bundle: unknown, result: Awaited<ReturnType<typeof verifyTrustBu
   if (marks) lines.push(`marks:   ${marks.detail}`);
   if (markStatus) lines.push(`         status at the issuer: ${markStatus.detail}`);
   if (result.valid) {
-    lines.push(`result:  valid${online ? ` (every statement${markStatus ? ' and trust mark' : ''} confirmed active by its issuer)` : ' (offline)'}`);
+    lines.push(`result:  valid${online ? ' (every statement confirmed active by its issuer)' : ' (offline)'}`);
   } else {
     const width = Math.max(...result.errors.map((e) => e.code.length));
     lines.push(`result:  INVALID (${result.errors.length} problem${result.errors.length === 1 ? '' : 's'})`);

@@ -46,10 +46,10 @@ type StandingMark = { label: string; entry: TrustMarkEntry };
 export async function checkBundleTrustMarks(check: BundleMarksCheck): Promise<ChainVerificationError[]> {
   const { fields, step } = check;
   const offline = await offlineMarkErrors(check);
-  const types = (fields.trust_marks ?? []).map((mark) => mark?.trust_mark_type).join(', ') || '(none)';
+  const types = (fields.trust_marks ?? []).map((mark) => String(mark?.trust_mark_type)).join(', ');
   const anchor = check.statements.at(-1) as EntityStatementClaims;
   const issuers = anchor.trust_mark_issuers === undefined ? '; the trust anchor publishes no trust_mark_issuers (any issuer)' : "; each issuer checked against the trust anchor's trust_mark_issuers";
-  step(TRUST_MARKS_STEP, `${types}${issuers}${expiredNote(offline.expired)}`, offline.errors);
+  step(TRUST_MARKS_STEP, types === '' ? '(none)' : `${types}${issuers}${expiredNote(offline.expired)}`, offline.errors);
   if (!check.online) return offline.errors;
   const online = await onlineMarkErrors(check, offline.standing, check.online);
   const told = online.told.join('; ') || 'no mark to ask about';
