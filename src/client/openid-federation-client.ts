@@ -77,6 +77,7 @@ export async function postTrustMarkStatus(statusEndpoint: string, trustMark: str
     if (mediaType !== TRUST_MARK_STATUS_MEDIA_TYPE) return { ok: false, status, message: `${statusEndpoint} answered ${mediaType || 'no content type'}` };
     return { ok: true, jwt: text.trim() };
   } catch (error) {
+    if (error instanceof BodyTooLargeError) return { ok: false, status, message: `${statusEndpoint} answered more than ${error.maxBytes} bytes` };
     return { ok: false, status, message: `${statusEndpoint} could not be reached (${describe(error)})` };
   }
 }

@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { SignedTrustBundle } from '../../src/contract/trust-bundle.ts';
+import { rootAnchor, threeTiers } from '../helpers/federation.ts';
 import { ORG_URI, ROOT_URI, SOVEREIGN_URI, buildChain, type Chain } from '../helpers/federation-chain.ts';
+import { registerAgent, ulidOf, writeHeaders } from '../helpers/registry.ts';
 import { runWard } from '../helpers/ward-process.ts';
+import { makeCertificate } from '../registry/trust/fixtures.ts';
 
 describe('ward trust verify', () => {
   let chain: Chain;
@@ -43,6 +47,29 @@ describe('ward trust verify', () => {
     const expired = await runWard(t, ['trust', 'verify', file('bundle.json', chain.bundle), '--anchor', file('anchor.json', chain.anchor), '--at', later]);
     assert.equal(expired.code, 1);
     assert.match(expired.stdout, /STATEMENT_EXPIRED[\s\S]*BUNDLE_EXPIRED/);
+  });
+
+  test('--online prints the trust marks and their status at the issuer: active, then revoked once the agent is suspended', async (t) => {
+    // Three registries on loopback (in-process); the CLI reaches their status endpoints over HTTP.
+    const { root, org } = await threeTiers(t, 'sqlite');
+    const agent = await registerAgent(org, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
+    const answer = await org.call({ method: 'GET', url: `/v1/trust/bundle?subject=${encodeURIComponent(agent.agent_id)}` });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const bundle = file('marked-bundle.json', answer.body as SignedTrustBundle);
+    const anchor = file('root-anchor.json', await rootAnchor(root));
+    const verify = () => runWard(t, ['trust', 'verify', bundle, '--anchor', anchor, '--online']);
+    const active = await verify();
+    assert.equal(active.code, 0, `${active.stdout}${active.stderr}`);
+    assert.match(active.stdout, /marks:\s+urn:ward:trust-mark:trust-validated; /);
+    assert.match(active.stdout, /status at the issuer: urn:ward:trust-mark:trust-validated: active/);
+    assert.match(active.stdout, /result:\s+valid \(every statement confirmed active by its issuer\)/);
+
+    const suspended = await org.call({ method: 'POST', url: `/v1/agents/${ulidOf(agent.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'security review' } });
+    assert.equal(suspended.status, 200);
+    const revoked = await verify();
+    assert.equal(revoked.code, 1, revoked.stdout);
+    assert.match(revoked.stdout, /status at the issuer: urn:ward:trust-mark:trust-validated: revoked/);
+    assert.match(revoked.stdout, /TRUST_MARK_REVOKED\s+trust mark 1 \(urn:ward:trust-mark:trust-validated\): .* says it is revoked/);
   });
 
   test('usage errors exit 2: missing arguments, unreadable or invalid files, a bad --at', async (t) => {

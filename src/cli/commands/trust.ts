@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { TRUST_CHAIN_STEP, verifyTrustBundle, type TrustAnchorInput } from '../../client/trust/bundle-verifier.ts';
+import { TRUST_CHAIN_STEP, TRUST_MARKS_STEP, TRUST_MARK_STATUS_STEP, verifyTrustBundle, type TrustAnchorInput } from '../../client/trust/bundle-verifier.ts';
 import { argumentsAfter, UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward trust verify <bundle.json> --anchor <anchor.json> [--online] [--at <time>]
@@ -11,7 +11,8 @@ Federation trust_chain when the bundle carries one, and Ward's delegation statem
             {"jwks": {...}, "registry_id": "registry://…", "api_base_url": "https://…"}
   --online  also ask each statement's issuer whether its subject is still active
             (the first issuer at the anchor's api_base_url; an OIDF statement at the
-            source_endpoint its issuer signed); fails closed when it cannot
+            source_endpoint its issuer signed), and each trust mark's issuer whether the
+            mark stands (its federation_trust_mark_status_endpoint); fails closed when it cannot
   --at      verify as of this RFC 3339 time instead of now
 Exit status: 0 valid, 1 invalid, 2 usage (missing arguments, unreadable or invalid files).
 
@@ -95,6 +96,10 @@ function report(bundle: unknown, result: Awaited<ReturnType<typeof verifyTrustBu
     `chain:   ${chain.length > 0 ? chain.join('\n         → ') : '(none)'}`,
   ];
   if (oidf) lines.push(`oidf:    ${oidf.status === 'passed' ? 'OpenID Federation trust chain ' : 'OpenID Federation trust chain NOT valid: '}${oidf.detail}`);
+  const marks = result.steps.find((step) => step.name === TRUST_MARKS_STEP);
+  const markStatus = result.steps.find((step) => step.name === TRUST_MARK_STATUS_STEP);
+  if (marks) lines.push(`marks:   ${marks.detail}`);
+  if (markStatus) lines.push(`         status at the issuer: ${markStatus.detail}`);
   if (result.valid) {
     lines.push(`result:  valid${online ? ' (every statement confirmed active by its issuer)' : ' (offline)'}`);
   } else {

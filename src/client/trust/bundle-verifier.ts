@@ -4,6 +4,7 @@ import { readProtectedHeader, type PublishedJwk } from '../../core/crypto/key-se
 import { bundleSignatureErrors } from './bundle-signature.ts';
 import { verifyBundleTrustChain } from './oidf-chain-check.ts';
 export { TRUST_CHAIN_STEP } from './oidf-chain-check.ts';
+export { TRUST_MARKS_STEP, TRUST_MARK_STATUS_STEP } from './bundle-trust-marks.ts';
 import { checkStatementStatuses, type OnlineStatusOptions } from './statement-status.ts';
 import type { TrustBundle } from '../../contract/trust-bundle.ts';
 

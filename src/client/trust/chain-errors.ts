@@ -26,6 +26,8 @@ export const CHAIN_VERIFICATION_CODES = [
   'STATUS_UNAVAILABLE',
   'TRUST_CHAIN_INVALID',
   'TRUST_MARK_INVALID',
+  'TRUST_MARK_ISSUER_NOT_ALLOWED',
+  'TRUST_MARK_REVOKED',
 ] as const;
 
 export type ChainVerificationCode = (typeof CHAIN_VERIFICATION_CODES)[number];

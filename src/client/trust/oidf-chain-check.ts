@@ -3,11 +3,11 @@
 // with the root's keys pinned (the verifier's trust anchor, nothing else), its metadata resolved under
 // every superior's policy (OIDF §6.1), and then the issuer's keys are the ones its superior's statement
 // names (the anchor's own when the root issued the bundle). The bundle's JWS, its subject's jurisdiction
-// and the trust marks it carries are checked with those keys. Online, each subordinate statement is
-// fetched again from where its issuer signed it came from (`source_endpoint`): a superior that no longer
-// issues it (`not_found`) has revoked the subject.
-import { ENTITY_STATEMENT_TYP, WARD_REGISTRY_ENTITY_TYPE, entityIdentifier, type EntityStatementClaims } from '../../contract/openid-federation.ts';
-import { TRUST_MARK_TYP, agentEntityIdentifier } from '../../contract/oidf-trust-marks.ts';
+// and the trust marks it carries (./bundle-trust-marks.ts) are checked with those keys. Online, each
+// subordinate statement is fetched again from where its issuer signed it came from (`source_endpoint`):
+// a superior that no longer issues it (`not_found`) has revoked the subject; and each mark's status is
+// asked of its issuer.
+import { ENTITY_STATEMENT_TYP, WARD_REGISTRY_ENTITY_TYPE, entityIdentifier, type EntityMetadata, type EntityStatementClaims } from '../../contract/openid-federation.ts';
 import type { TrustBundle } from '../../contract/trust-bundle.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { resolveMetadata } from '../oidf/metadata-policy.ts';
@@ -16,7 +16,8 @@ import { readEntityStatement, validateTrustChain, type ValidTrustChain } from '.
 import { fetchSubordinateStatement } from '../openid-federation-client.ts';
 import { bundleSignatureErrors } from './bundle-signature.ts';
 import type { ChainVerificationError } from './chain-errors.ts';
-import { DEFAULT_STATUS_TIMEOUT_MS, type OnlineStatusOptions } from './statement-status.ts';
+import { checkBundleTrustMarks } from './bundle-trust-marks.ts';
+import { onlineFetchOptions, type OnlineStatusOptions } from './statement-status.ts';
 
 type Step = (name: string, detail: string, errors: ChainVerificationError[], skipped?: boolean) => void;
 
@@ -61,27 +62,30 @@ export async function verifyBundleTrustChain(check: TrustChainCheck): Promise<Ch
   const { statements } = valid;
   const shape = chainMetadataErrors(statements, fields, anchor);
   const path = [statements[0]?.sub, ...statements.slice(1).map((claims) => claims.iss)].filter((id, i, all) => all.indexOf(id) === i);
-  step(title, `${path.join(' → ')} (anchored by the trust anchor's keys; valid until ${new Date(valid.exp * 1000).toISOString()})`, shape);
+  step(title, `${path.join(' → ')} (anchored by the trust anchor's keys; valid until ${new Date(valid.exp * 1000).toISOString()})`, shape.errors);
   // The keys the issuer's superior vouches for; at the root, the anchor's own.
   const issuerKeys = statements.length === 1 ? anchor.jwks.keys : (statements[1] as EntityStatementClaims).jwks.keys;
   const signature = check.checkSignature ? await bundleSignatureErrors(jws, header, fields, issuerKeys, now) : [];
   if (check.checkSignature) step('Bundle signature', `signed by ${String(header.kid ?? '?')} of ${fields.issuer}, a key its superior's statement names; valid ${fields.issued_at} to ${fields.expires_at}`, signature);
-  const marks = await trustMarkErrors(fields, statements[0] as EntityStatementClaims, issuerKeys, now);
-  step('Trust marks', `${(fields.trust_marks ?? []).map((mark) => mark.trust_mark_type).join(', ') || '(none)'}${marks.expired > 0 ? `; ${marks.expired} expired (ask the issuer's trust mark endpoint for a fresh one)` : ''}`, marks.errors);
   const status = check.online ? await onlineErrors(statements, check.online) : [];
   if (check.online) step('Online status', 'each superior still issues its statement (fetched again from its source_endpoint)', status);
-  return [...shape, ...signature, ...marks.errors, ...status];
+  const marks = await checkBundleTrustMarks({ fields, statements, issuerKeys, metadata: shape.metadata, now, online: check.online, step });
+  return [...shape.errors, ...signature, ...status, ...marks];
 }
 
-/** The chain is about the bundle's issuer, its top is the anchor named, and the subject keeps to the issuer's jurisdiction. */
-function chainMetadataErrors(statements: readonly EntityStatementClaims[], fields: TrustBundle, anchor: TrustChainCheck['anchor']): ChainVerificationError[] {
-  let ward: Record<string, unknown> | undefined;
+/**
+ * The chain is about the bundle's issuer, its top is the anchor named, and the subject keeps to the
+ * issuer's jurisdiction; with the issuer's resolved metadata, when it resolves.
+ */
+function chainMetadataErrors(statements: readonly EntityStatementClaims[], fields: TrustBundle, anchor: TrustChainCheck['anchor']): { errors: ChainVerificationError[]; metadata?: EntityMetadata } {
+  let metadata: EntityMetadata;
   try {
-    ward = resolveMetadata(statements)[WARD_REGISTRY_ENTITY_TYPE];
+    metadata = resolveMetadata(statements);
   } catch (error) {
-    if (error instanceof OidfError) return [chainError(error.message)];
+    if (error instanceof OidfError) return { errors: [chainError(error.message)] };
     throw error;
   }
+  const ward = metadata[WARD_REGISTRY_ENTITY_TYPE];
   const errors: ChainVerificationError[] = [];
   if (!ward || ward.registry_id !== fields.issuer) errors.push({ code: 'CHAIN_MISMATCH', message: `the trust chain is about ${String(ward?.registry_id ?? statements[0]?.sub)}, not the issuer ${fields.issuer}` });
   const top = (statements.at(-1) as EntityStatementClaims).metadata?.[WARD_REGISTRY_ENTITY_TYPE]?.registry_id;
@@ -90,40 +94,12 @@ function chainMetadataErrors(statements: readonly EntityStatementClaims[], field
   if (ward && jurisdiction !== String(ward.jurisdiction).toUpperCase()) {
     errors.push({ code: 'CONSTRAINT_JURISDICTION', message: `the subject ${fields.subject} lies outside the issuer's jurisdiction ${String(ward.jurisdiction)}` });
   }
-  return errors;
-}
-
-/**
- * Each mark must be a `trust-mark+jwt` by the issuer (its entity identifier, one of its proven keys)
- * about the subject, of the type it is listed under. An expired mark is counted, not an error: marks
- * live as long as a subordinate statement, a bundle an hour.
- */
-async function trustMarkErrors(fields: TrustBundle, issuer: EntityStatementClaims, keys: readonly PublishedJwk[], now: Date): Promise<{ errors: ChainVerificationError[]; expired: number }> {
-  const errors: ChainVerificationError[] = [];
-  let expired = 0;
-  const subject = fields.subject.includes('/agents/') ? agentEntityIdentifier(issuer.sub, fields.subject) : undefined;
-  for (const [index, entry] of (fields.trust_marks ?? []).entries()) {
-    const bad = (why: string) => errors.push({ code: 'TRUST_MARK_INVALID', message: `trust mark ${index + 1} (${String(entry?.trust_mark_type)}): ${why}` });
-    const header = readProtectedHeader(entry?.trust_mark);
-    if (!header || header.typ !== TRUST_MARK_TYP || offeredKeyMembers(header).length > 0) {
-      bad(`not a ${TRUST_MARK_TYP} offering no key`);
-      continue;
-    }
-    const verified = await verifyWithKeySet(entry.trust_mark, header, keys, now);
-    if (!verified.ok) {
-      bad(verified.message);
-      continue;
-    }
-    const claims = verified.payload as Record<string, unknown>;
-    if (claims.iss !== issuer.sub || claims.trust_mark_type !== entry.trust_mark_type || (subject !== undefined && claims.sub !== subject)) bad('its iss, sub or trust_mark_type is not what the bundle lists');
-    else if (!(typeof claims.exp === 'number' && claims.exp * 1000 > now.getTime() - SKEW_MS)) expired += 1;
-  }
-  return { errors, expired };
+  return { errors, metadata };
 }
 
 /** Online: each subordinate statement fetched again from its `source_endpoint`, checked with the same issuer keys. */
 async function onlineErrors(statements: readonly EntityStatementClaims[], online: OnlineStatusOptions): Promise<ChainVerificationError[]> {
-  const options = { ...(online.fetch ? { fetch: online.fetch } : {}), timeoutMs: online.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS };
+  const options = onlineFetchOptions(online);
   const checks = statements.slice(1, -1).map(async (claims, k): Promise<ChainVerificationError | undefined> => {
     const unavailable = (why: string): ChainVerificationError => ({ code: 'STATUS_UNAVAILABLE', message: `${claims.iss} about ${claims.sub}: ${why}` });
     if (typeof claims.source_endpoint !== 'string') return unavailable('the statement names no source_endpoint');

@@ -4,6 +4,7 @@
 // current token fails closed. The issuer is asked through the federation client (../federation-client.ts).
 import { STATUS_TYP, readStatusClaims } from '../../contract/delegation-statement.ts';
 import { createFederationClient } from '../federation-client.ts';
+import type { OidfFetchOptions } from '../openid-federation-client.ts';
 import type { RegistryAnswer } from '../registry-answer.ts';
 import type { ChainVerificationError } from './chain-errors.ts';
 import type { CheckedStatement } from './chain-verifier.ts';
@@ -17,6 +18,11 @@ export type OnlineStatusOptions = {
 };
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 5000;
+
+/** The OIDF calls' options for `online`: one fetch, timeout and size bound for every online OIDF check. */
+export function onlineFetchOptions(online: OnlineStatusOptions): OidfFetchOptions {
+  return { ...(online.fetch ? { fetch: online.fetch } : {}), timeoutMs: online.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS };
+}
 
 /**
  * Asks the issuer of every verified statement for its subject's status, all at once. The issuer of

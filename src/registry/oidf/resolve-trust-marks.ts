@@ -7,10 +7,11 @@
  * `active` at its issuer's status endpoint (OIDF §8.4; this registry judges its own marks locally).
  * Anything short of that drops the mark, silently: the resolve answer is about the subject, not its marks.
  */
-import { TRUST_MARK_STATUS_TYP, TRUST_MARK_TYP, type TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
+import { TRUST_MARK_TYP, type TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import type { EntityStatementClaims } from '../../contract/openid-federation.ts';
 import { SKEW_MS, offeredKeyMembers, readProtectedHeader, verifyWithKeySet, type PublishedJwk } from '../../core/crypto/key-set.ts';
-import { postTrustMarkStatus } from '../../client/openid-federation-client.ts';
+import { trustMarkIssuerRefusal } from '../../client/oidf/trust-mark-issuers.ts';
+import { askTrustMarkStatus } from '../../client/oidf/trust-mark-status.ts';
 import { ownEntityId } from './entity-configuration.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 import { trustMarkStatus } from './trust-marks.ts';
@@ -38,15 +39,6 @@ export function chainKeys(statements: readonly EntityStatementClaims[], anchorKe
     keys.set(statement.sub, statement.jwks.keys);
   }
   return keys;
-}
-
-/** Whether the anchor's `trust_mark_issuers` (if it publishes one) lets `issuer` issue marks of `type`. */
-function issuerAllowed(anchor: EntityStatementClaims, type: string, issuer: string): boolean {
-  const table = anchor.trust_mark_issuers;
-  if (table === undefined) return true;
-  const issuers = table[type];
-  if (!Array.isArray(issuers)) return false;
-  return issuers.length === 0 || issuers.includes(issuer);
 }
 
 /** The mark's claims when it verifies as a mark of `entry`'s type about `subject` by a chain entity, else undefined. */
@@ -78,14 +70,8 @@ async function activeAtIssuer(deps: OidfDeps, issuer: string, mark: string, know
   if (issuer === ownEntityId(deps)) return (await trustMarkStatus(deps, mark)) === 'active';
   const endpoint = knowledge.statusEndpoints.get(issuer);
   if (!endpoint) return false;
-  const answer = await postTrustMarkStatus(endpoint, mark, { fetch: deps.fetch, timeoutMs: deps.config.REGISTRY_FEDERATION_TIMEOUT_MS });
-  if (!answer.ok) return false;
-  const header = readProtectedHeader(answer.jwt);
-  if (!header || header.typ !== TRUST_MARK_STATUS_TYP || offeredKeyMembers(header).length > 0) return false;
-  const verified = await verifyWithKeySet(answer.jwt, header, keys, now);
-  if (!verified.ok) return false;
-  const claims = verified.payload as { iss?: unknown; trust_mark?: unknown; status?: unknown };
-  return claims.iss === issuer && claims.trust_mark === mark && claims.status === 'active';
+  const answer = await askTrustMarkStatus({ endpoint, issuer, issuerKeys: keys, trustMark: mark }, { fetch: deps.fetch, timeoutMs: deps.config.REGISTRY_FEDERATION_TIMEOUT_MS }, now);
+  return answer.ok && answer.status === 'active';
 }
 
 /** The subject's trust marks (from its configuration, ES[0]) that are valid now; see the file comment. */
@@ -100,7 +86,7 @@ export async function validTrustMarks(deps: OidfDeps, knowledge: ChainKnowledge,
   const verdicts = await Promise.all(
     entries.slice(0, MAX_MARKS).map(async (entry) => {
       const mark = await verifiedMark(entry, subject.sub, keys, now);
-      if (!mark || !issuerAllowed(anchor, entry.trust_mark_type, mark.iss)) return false;
+      if (!mark || trustMarkIssuerRefusal(anchor, entry.trust_mark_type, mark.iss) !== undefined) return false;
       return activeAtIssuer(deps, mark.iss, entry.trust_mark, knowledge, keys.get(mark.iss) as readonly PublishedJwk[], now).catch(() => false);
     }),
   );
