@@ -105,9 +105,11 @@ for (const backend of BACKENDS) {
         response.writeHead(503).end();
         return true;
       };
-      // A hostile middlebox: not_found for the statement, and a "revoked" status signed by a key of its own.
+      // A hostile middlebox: not_found for the statement, and a "revoked" status signed by a key of its own
+      // (offered in its header), then unsigned.
       const { privateKey, publicKey } = await generateKeyPair('ES256');
       let forgedStatus = 0;
+      let unsigned = false;
       proxy.intercept = (request, body, response) => {
         if (wardFederationOff(request, response)) return true;
         if (request.url?.startsWith('/v1/oidf/fetch')) {
@@ -118,11 +120,14 @@ for (const backend of BACKENDS) {
         if (request.url?.startsWith('/v1/oidf/trust-mark-status')) {
           forgedStatus += 1;
           const trustMark = new URLSearchParams(body).get('trust_mark');
+          const claims = { iss: proxy.url, trust_mark: trustMark, status: 'revoked', iat: Math.floor(clock.now().getTime() / 1000) };
+          if (unsigned) {
+            const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+            response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(`${part({ alg: 'none', typ: TRUST_MARK_STATUS_TYP })}.${part(claims)}.`);
+            return true;
+          }
           void exportJWK(publicKey).then(async (jwk) => {
-            const jwt = await new SignJWT({ iss: proxy.url, trust_mark: trustMark, status: 'revoked' })
-              .setProtectedHeader({ alg: 'ES256', typ: TRUST_MARK_STATUS_TYP, jwk })
-              .setIssuedAt(Math.floor(clock.now().getTime() / 1000))
-              .sign(privateKey);
+            const jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: TRUST_MARK_STATUS_TYP, jwk }).sign(privateKey);
             response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(jwt);
           });
           return true;
@@ -133,6 +138,12 @@ for (const backend of BACKENDS) {
       const kept = await org.app.ward.oidfTrustChain();
       assert.ok(kept, 'the chain held is kept');
       assert.equal(forgedStatus, 1, 'the status was asked, and its answer judged');
+      assert.equal(org.app.ward.parentLink.revoked(), undefined);
+      // Nor does an unsigned one.
+      unsigned = true;
+      clock.advance(MINUTE);
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
+      assert.equal(forgedStatus, 2);
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
       assert.equal((await readFederationState<{ revoked?: unknown }>(org.storage.db, 'delegation'))?.revoked, undefined);
 
