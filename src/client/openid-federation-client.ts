@@ -22,7 +22,7 @@ export type OidfFetchOptions = {
 };
 
 /** A compact JWS as served, or why none could be had. */
-export type EntityStatementAnswer = { ok: true; jwt: string } | { ok: false; status: number | null; message: string };
+export type EntityStatementAnswer = { ok: true; jwt: string } | { ok: false; status: number | null; message: string; error?: string };
 
 /** GET `{entityId}/.well-known/openid-federation`: the entity's self-signed configuration. */
 export function fetchEntityConfiguration(entityId: string, options: OidfFetchOptions): Promise<EntityStatementAnswer> {
@@ -90,12 +90,22 @@ async function getEntityStatement(url: string, options: OidfFetchOptions, expect
     status = response.status;
     const text = await readBodyCapped(response, options.maxBytes ?? ENTITY_STATEMENT_MAX_BYTES);
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-    if (status !== 200) return { ok: false, status, message: `${url} answered HTTP ${status}${oidfError(text)}` };
+    if (status !== 200) return { ok: false, status, message: `${url} answered HTTP ${status}${oidfError(text)}`, ...oidfErrorCode(text) };
     if (mediaType !== expected) return { ok: false, status, message: `${url} answered ${mediaType || 'no content type'}, not ${expected}` };
     return { ok: true, jwt: text.trim() };
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { ok: false, status, message: `${url} answered more than ${error.maxBytes} bytes` };
     return { ok: false, status, message: `${url} could not be reached (${describe(error)})` };
+  }
+}
+
+/** `{error}`: the OIDF error code of a refusal (§8.9), when the body is one (unsigned: a hint, never proof). */
+function oidfErrorCode(text: string): { error?: string } {
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    return typeof body.error === 'string' ? { error: body.error } : {};
+  } catch {
+    return {};
   }
 }
 

@@ -15,6 +15,7 @@ import type { RoutingService } from './routing/routing-service.ts';
 import type { ChildRegistries } from './federation/child-registries.ts';
 import type { FederatedDiscovery } from './federation/federated-discovery.ts';
 import type { ParentLink } from './federation/parent-link.ts';
+import type { SuperiorView } from './oidf/superior-view.ts';
 import type { RegistryMetrics } from './operations/registry-metrics.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ComputerUseService } from './computer-use/computer-use-service.ts';
@@ -55,6 +56,8 @@ export type RegistryServices = {
   oidfTrustChain(): Promise<string[] | undefined>;
   /** The OIDF trust marks its parent issued about this registry, for its entity configuration. */
   heldTrustMarks(): Promise<TrustMarkEntry[]>;
+  /** What this instance learnt from its superior through OIDF: the kids it names, its keys, its last marks (oidf/superior-view.ts). */
+  readonly superiorView: SuperiorView;
   /** The OIDF trust marks this registry gives one of its agents now (oidf/trust-marks.ts). */
   agentTrustMarks(record: AgentRecord): Promise<TrustMarkEntry[]>;
   /** Every route registered, as method and URL pattern (HEAD twins and CORS preflight left out). */

@@ -7,9 +7,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { WardError } from '../../core/errors.ts';
 import { childConstraints, signDelegationStatement, signStatusToken } from '../../contract/delegation-statement.ts';
-import { findRegistry, updateRegistry, type RegistryRow } from '../storage/stores/registry-store.ts';
-import { runWrite } from '../storage/write-unit.ts';
-import { rolledOverKeys } from './child-key-rollover.ts';
+import { findRegistry, type RegistryRow } from '../storage/stores/registry-store.ts';
+import { replaceChildKeys, rolledOverKeys } from './child-key-rollover.ts';
 import type { ChildRegistriesDeps, DelegationGrant } from './child-registry-types.ts';
 
 /** The child's row, or REGISTRY_NOT_FOUND. */
@@ -73,23 +72,7 @@ async function rolledOver(deps: ChildRegistriesDeps, row: RegistryRow, entityCon
   for (const jws of entityConfiguration.split(' ').slice(0, 10)) {
     const update = await rolledOverKeys(row, jws, now);
     if (!update) continue;
-    return isDeepStrictEqual(update.keys, row.jwks.keys) ? row : replaceKeys(deps, row, update, now);
+    return isDeepStrictEqual(update.keys, row.jwks.keys) ? row : replaceChildKeys(deps.storage, row, update, now, 'entity_configuration');
   }
   return row;
-}
-
-/** Replaces the child's keys unless another instance changed the record since it was read. */
-async function replaceKeys(deps: ChildRegistriesDeps, row: RegistryRow, update: { keys: Record<string, unknown>[]; iat: number }, now: Date): Promise<RegistryRow> {
-  const at = now.toISOString();
-  const { result } = await runWrite(deps.storage, async (unit) => {
-    const current = await findRegistry(unit.tx, row.id);
-    if (!current || current.status !== 'active') throw new WardError('REGISTRY_REVOKED', undefined, { registry_id: row.id });
-    if (current.version !== row.version || update.iat <= current.entity_iat) return current;
-    const next: RegistryRow = { ...current, jwks: { keys: update.keys }, entity_iat: update.iat, version: current.version + 1, updated_at: at };
-    if (!(await updateRegistry(unit.tx, next, current.version))) return current;
-    // A child's rollover is a key rotation of that registry, as this registry records it.
-    unit.emit({ type: 'trust.key_rotated', subject: row.id, occurred_at: at, data: { registry_id: row.id, kids: update.keys.map((key) => key.kid ?? null), source: 'entity_configuration' } });
-    return next;
-  });
-  return result;
 }

@@ -82,9 +82,31 @@ async function confirmRevocation(link: LinkState): Promise<void> {
   if (claims?.iss !== grant.parent_id || claims.sub !== deps.registryId || claims.status !== 'revoked' || !fresh) {
     throw new Error('the parent refused a grant, but its status token does not confirm a revocation');
   }
-  // A later fetched_at makes the other instances adopt it when they re-read the stored grant.
+  await recordRevocation(link, typeof body?.reason === 'string' ? body.reason : null);
+}
+
+/**
+ * Stores the revocation once confirmed (by the parent's status token here, or by its OIDF trust mark
+ * status: ../oidf/superior-revocation.ts): the chain's statements go at once, and a later fetched_at
+ * makes the other instances adopt it when they re-read the stored state. Without a grant (none was
+ * ever fetched) the state holds this registry alone, revoked.
+ */
+export async function recordRevocation(link: LinkState, reason: string | null, parentId?: string): Promise<void> {
+  const { deps } = link;
+  if (!deps.parentUrl || link.grant?.revoked) return;
   const at = deps.clock.now().toISOString();
-  link.grant = { ...grant, statements: [], revoked: { reason: typeof body?.reason === 'string' ? body.reason : null }, fetched_at: at };
+  const held = link.grant ?? {
+    sub: deps.registryId,
+    delegation_chain: [deps.registryId],
+    statements: [],
+    issuer_jwks: { keys: [] },
+    expires_at: at,
+    parent_url: deps.parentUrl,
+    parent_id: parentId ?? deps.parentUrl,
+    fetched_at: at,
+  };
+  link.grant = { ...held, statements: [], revoked: { reason }, fetched_at: at };
+  link.grantReadAt = Date.now();
   await writeFederationState(deps.storage.db, STATE_NAME, link.grant, at);
 }
 

@@ -7,7 +7,7 @@
  */
 import { decodeJwt, type JWK } from 'jose';
 import { createFederationClient } from '../../client/federation-client.ts';
-import { refreshGrant } from './parent-grant.ts';
+import { recordRevocation, refreshGrant } from './parent-grant.ts';
 import { kidsKnownToParent, readStoredGrant, type LinkState, type ParentLinkDeps } from './parent-link-state.ts';
 
 export type { ParentState } from './parent-link-state.ts';
@@ -26,6 +26,12 @@ export type ParentLink = {
   parent(): { id: string; jwks: { keys: JWK[] } } | undefined;
   /** Fetches a grant now (after a key rotation; tests). Resolves false when the parent did not grant one. */
   refresh(): Promise<boolean>;
+  /**
+   * Records that the parent revoked this registry, as confirmed through OpenID Federation (its signed
+   * trust mark status: ../oidf/superior-revocation.ts), in the same stored state as a revocation
+   * confirmed here, so `revoked()` holds on every instance and after a restart.
+   */
+  confirmRevoked(parentId?: string): Promise<void>;
   start(): void;
   stop(): void;
 };
@@ -54,6 +60,7 @@ export async function createParentLink(deps: ParentLinkDeps): Promise<ParentLink
     revoked: () => link.grant?.revoked,
     parent: () => (link.grant && !link.grant.revoked ? { id: link.grant.parent_id, jwks: link.grant.issuer_jwks } : undefined),
     refresh: () => refreshGrant(link),
+    confirmRevoked: (parentId) => recordRevocation(link, null, parentId),
     start() {
       if (!parentUrl || !link.stopped) return;
       link.stopped = false;

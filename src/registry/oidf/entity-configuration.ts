@@ -18,6 +18,7 @@ import {
 import { WARD_TRUST_MARKS, type TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { OidfDeps } from './oidf-deps.ts';
+import { configurationKid, signWithKid } from './superior-view.ts';
 
 /** This registry's entity identifier. */
 export function ownEntityId(deps: Pick<OidfDeps, 'baseUrl'>): string {
@@ -94,11 +95,19 @@ export async function trustMarkIssuers(deps: Pick<OidfDeps, 'config' | 'baseUrl'
   return Object.fromEntries(WARD_TRUST_MARKS.map((mark) => [mark.type, mark.subject === 'registry' ? superiors : []]));
 }
 
-/** The entity configuration, signed with the registry's current key (`typ: entity-statement+jwt`). */
-export async function signEntityConfiguration(deps: ConfigurationDeps & Pick<OidfDeps, 'heldTrustMarks'> & Partial<Pick<OidfDeps, 'activeChildren'>>): Promise<string> {
+/**
+ * The entity configuration (`typ: entity-statement+jwt`), signed with the registry's current key, or,
+ * while its superior's statement does not name that key yet, with a key the superior names (a key
+ * rollover: ./superior-view.ts).
+ */
+export async function signEntityConfiguration(
+  deps: ConfigurationDeps & Pick<OidfDeps, 'heldTrustMarks' | 'superiorView'> & Partial<Pick<OidfDeps, 'activeChildren'>>,
+): Promise<string> {
   const trustMarks = await deps.heldTrustMarks();
   const issuers = await trustMarkIssuers(deps);
   // A rotation on another instance shows here within seconds, as in /.well-known/jwks.json.
   await deps.signer.refreshIfStale();
-  return deps.signer.sign(entityConfigurationClaims(deps, deps.clock.now(), trustMarks, issuers), ENTITY_STATEMENT_TYP);
+  const now = deps.clock.now();
+  const kid = configurationKid(deps.signer, deps.superiorView?.namedKids, now);
+  return signWithKid(deps.signer, entityConfigurationClaims(deps, now, trustMarks, issuers), ENTITY_STATEMENT_TYP, kid);
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
 import type { RegistryRow } from '../storage/stores/registry-store.ts';
+import type { SuperiorView } from './superior-view.ts';
 
 /** What the OpenID Federation side of a registry works with (the route plugin builds it from `app.ward`). */
 export type OidfDeps = {
@@ -22,4 +23,8 @@ export type OidfDeps = {
   heldTrustMarks(): Promise<Array<{ trust_mark_type: string; trust_mark: string }>>;
   /** The fetch to reach other entities with (the registry's guarded fetch). */
   fetch: typeof fetch;
+  /** A child's row after reading its entity configuration for a rollover (./subordinate-rollover.ts); never throws. */
+  subordinateRollover(row: RegistryRow): Promise<RegistryRow>;
+  /** The kids this registry's superior names for it, once learnt (./superior-view.ts): its entity configuration is signed with one of them. */
+  superiorView?: SuperiorView;
 };

@@ -4,7 +4,8 @@
  * subject carries its marks). Each is fetched from the parent's trust mark endpoint (OIDF §8.6) when
  * the configuration is asked for and the mark held is missing or a third through its life, at most
  * once per {@link RETRY_MS} while the parent fails; a mark the parent no longer issues (`not_found`:
- * the child was revoked) is dropped at once, and one that expires is never served.
+ * the child was revoked) is dropped at once, and one that expires is never served. The last mark
+ * received stays in the superior view (./superior-view.ts), to ask its status.
  */
 import { WARD_TRUST_MARKS, trustMarkEntry, type TrustMarkEntry } from '../../contract/oidf-trust-marks.ts';
 import { fetchTrustMark } from '../../client/openid-federation-client.ts';
@@ -18,7 +19,7 @@ const RETRY_MS = 10_000;
 type Held = { entry: TrustMarkEntry; iat: number; exp: number };
 
 /** The marks held about this registry now, refreshed from the parent as needed; never throws. */
-export function createHeldTrustMarks(deps: Pick<OidfDeps, 'config' | 'clock' | 'baseUrl' | 'fetch'>): () => Promise<TrustMarkEntry[]> {
+export function createHeldTrustMarks(deps: Pick<OidfDeps, 'config' | 'clock' | 'baseUrl' | 'fetch' | 'superiorView'>): () => Promise<TrustMarkEntry[]> {
   const held = new Map<string, Held>();
   let retryAt = 0;
   let inFlight: Promise<void> | undefined;
@@ -36,8 +37,11 @@ export function createHeldTrustMarks(deps: Pick<OidfDeps, 'config' | 'clock' | '
       const answer = await fetchTrustMark(parent, type, sub, { fetch: deps.fetch, timeoutMs: deps.config.REGISTRY_FEDERATION_TIMEOUT_MS });
       if (answer.ok) {
         const claims = readMark(answer.jwt, parent, sub, type);
-        if (claims) held.set(type, { entry: trustMarkEntry(type, answer.jwt), ...claims });
-        else failed = true;
+        if (claims) {
+          held.set(type, { entry: trustMarkEntry(type, answer.jwt), ...claims });
+          // Kept after the parent stops issuing it: its status is how a revocation is confirmed.
+          deps.superiorView?.marks.set(type, answer.jwt);
+        } else failed = true;
       } else if (answer.status === 404) held.delete(type);
       else failed = true;
     }

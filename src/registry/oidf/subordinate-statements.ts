@@ -70,13 +70,15 @@ export function subordinateStatementClaims(deps: OidfDeps, row: RegistryRow, now
 
 /**
  * The fetch endpoint's answer for `sub` (OIDF §8.1): a fresh subordinate statement signed with the
- * registry's current key. `sub` naming this registry is `invalid_request`; a registry revoked by its
- * own parent issues nothing further (`not_found`), as its Ward grants stop too.
+ * registry's current key, naming the child's keys as its entity configuration last offered them. `sub`
+ * naming this registry is `invalid_request`; a registry revoked by its own parent issues nothing
+ * further (`not_found`), as its Ward grants stop too.
  */
 export async function signSubordinateStatement(deps: OidfDeps, sub: string): Promise<string> {
   if (sub === ownEntityId(deps)) throw new OidfError('invalid_request', 'sub is this registry itself: its entity configuration is at /.well-known/openid-federation.');
   if (deps.revoked()) throw new OidfError('not_found', 'This registry was revoked by its superior and issues no subordinate statements.');
-  const row = await findSubordinate(deps, sub);
+  // The child's own configuration may carry a key it rolled over to (./subordinate-rollover.ts).
+  const row = await deps.subordinateRollover(await findSubordinate(deps, sub));
   return deps.signer.sign(subordinateStatementClaims(deps, row, deps.clock.now()), ENTITY_STATEMENT_TYP);
 }
 

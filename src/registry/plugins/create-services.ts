@@ -17,6 +17,7 @@ import { createFederatedDiscovery } from '../federation/federated-discovery.ts';
 import { createParentLink } from '../federation/parent-link.ts';
 import { createHeldTrustMarks } from '../oidf/parent-trust-marks.ts';
 import { createOwnTrustChain } from '../oidf/own-trust-chain.ts';
+import { createSuperiorView } from '../oidf/superior-view.ts';
 import { agentTrustMarks } from '../oidf/trust-marks.ts';
 import { createHealthProber } from '../health/health-prober.ts';
 import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service.ts';
@@ -99,7 +100,11 @@ export async function createRegistryServices(
     renewDays: config.REGISTRY_KEY_RENEW_DAYS,
     log: { info: (fields, message) => app.log.info(fields, message), warn: (fields, message) => app.log.warn(fields, message) },
     // The parent's statements must name the new key before bundles signed with it can verify.
-    onRotated: () => federation.parentLink.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'refreshing the delegation after renewal failed')),
+    onRotated: () => {
+      federation.parentLink.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'refreshing the delegation after renewal failed'));
+      // And the OIDF chain: building it has the superior read the configuration offering the new key.
+      void federation.oidfTrustChain();
+    },
   });
   const services: RegistryServices = {
     ...identity,
@@ -148,7 +153,7 @@ function registryIdentity(app: FastifyInstance, config: Config): Identity {
   return { registryId, baseUrl, routes };
 }
 
-type Federation = Pick<RegistryServices, 'parentLink' | 'trustChain' | 'childRegistries' | 'federatedDiscovery' | 'oidfTrustChain' | 'heldTrustMarks' | 'agentTrustMarks'>;
+type Federation = Pick<RegistryServices, 'parentLink' | 'trustChain' | 'childRegistries' | 'federatedDiscovery' | 'oidfTrustChain' | 'heldTrustMarks' | 'superiorView' | 'agentTrustMarks'>;
 
 /**
  * The registry's place in a federation: its link to its parent and its children. A registry without a
@@ -181,12 +186,21 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
     fetch,
   });
   // OpenID Federation: the marks the parent issues about this registry, and its chain to the root.
-  const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch });
+  const superiorView = createSuperiorView();
+  const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch, superiorView });
   // A new Ward grant (a superior rotated, or re-issued) rebuilds the OIDF chain: told apart by its statements' signatures.
   const grantVersion = () => parentLink.trustChain().statements.map((statement) => statement.slice(-16)).join('.');
-  const oidfTrustChain = createOwnTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, grantVersion }, (message, error) => app.log.warn({ err: error }, message));
+  const oidfTrustChain = createOwnTrustChain(
+    {
+      ...{ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, superiorView, grantVersion },
+      // A revocation either chain confirmed stands for both (one stored state: federation/parent-link-state.ts).
+      revoked: () => parentLink.revoked(),
+      confirmRevoked: (parentId) => parentLink.confirmRevoked(parentId),
+    },
+    (message, error) => app.log.warn({ err: error }, message),
+  );
   const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
-  return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, oidfTrustChain, agentTrustMarks: agentMarks };
+  return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, superiorView, oidfTrustChain, agentTrustMarks: agentMarks };
 }
 
 /** Discovery (local and federated) and routing: how a caller finds an agent and one of its endpoints. */

@@ -27,6 +27,7 @@ import {
 import { issueTrustMark, listTrustMarkedEntities, signTrustMarkStatus } from '../oidf/trust-marks.ts';
 import { listSubordinates, signSubordinateStatement } from '../oidf/subordinate-statements.ts';
 import { signResolveResponse } from '../oidf/trust-chain-resolver.ts';
+import { createSubordinateRollover } from '../oidf/subordinate-rollover.ts';
 
 /** Resolutions in flight per instance: each fetches up to a dozen statements from elsewhere. */
 const MAX_CONCURRENT_RESOLUTIONS = 8;
@@ -85,7 +86,7 @@ async function answering(reply: FastifyReply, work: () => Promise<unknown>): Pro
  * (`/v1/federation/*`) stand beside them unchanged.
  */
 export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federation-routes', async (app) => {
-  const deps = oidfDeps(app.ward);
+  const deps = oidfDeps(app.ward, (message, error) => app.log.warn({ err: error }, message));
   readForms(app as unknown as FastifyInstance);
   const tags = ['openid-federation'];
   let resolving = 0;
@@ -274,8 +275,11 @@ function registerTrustMarkRoutes(app: FastifyInstance, deps: OidfDeps, tags: str
 }
 
 /** What the OIDF endpoints work with, from the registry's services. */
-export function oidfDeps(ward: RegistryServices): OidfDeps {
+export function oidfDeps(ward: RegistryServices, log: (message: string, error?: unknown) => void = () => {}): OidfDeps {
   const { config } = ward;
+  const fetch = createGuardedFetch({
+    allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS,
+  });
   return {
     config,
     activeChildren: () => ward.childRegistries.activeChildren(),
@@ -290,9 +294,10 @@ export function oidfDeps(ward: RegistryServices): OidfDeps {
         throw error;
       }),
     heldTrustMarks: () => ward.heldTrustMarks(),
-    fetch: createGuardedFetch({
-      allowPrivate: config.REGISTRY_ENV !== 'production' || config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS,
-    }),
+    superiorView: ward.superiorView,
+    fetch,
+    // One per plugin, so per instance: a child's configuration is read at most once a second here.
+    subordinateRollover: createSubordinateRollover({ config, clock: ward.clock, fetch, storage: ward.storage, log }),
   };
 }
 
