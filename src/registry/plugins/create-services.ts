@@ -17,6 +17,7 @@ import { createFederatedDiscovery } from '../federation/federated-discovery.ts';
 import { createParentLink } from '../federation/parent-link.ts';
 import { createHeldTrustMarks } from '../oidf/parent-trust-marks.ts';
 import { createOwnTrustChain } from '../oidf/own-trust-chain.ts';
+import { createAnchorTrustChain } from '../oidf/anchor-trust-chain.ts';
 import { agentTrustMarks } from '../oidf/trust-marks.ts';
 import { createHealthProber } from '../health/health-prober.ts';
 import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service.ts';
@@ -184,7 +185,11 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
   const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch });
   // A new Ward grant (a superior rotated, or re-issued) rebuilds the OIDF chain: told apart by its statements' signatures.
   const grantVersion = () => parentLink.trustChain().statements.map((statement) => statement.slice(-16)).join('.');
-  const oidfTrustChain = createOwnTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, grantVersion }, (message, error) => app.log.warn({ err: error }, message));
+  const warn = (message: string, error?: unknown) => app.log.warn({ err: error }, message);
+  const ownChain = createOwnTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, grantVersion }, warn);
+  // At the top of a federation the chain is the registry's own configuration alone (oidf/anchor-trust-chain.ts).
+  const anchorChain = createAnchorTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, activeChildren: () => childRegistries.activeChildren() }, warn);
+  const oidfTrustChain = config.REGISTRY_PARENT_URL ? ownChain : anchorChain;
   const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
   return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, oidfTrustChain, agentTrustMarks: agentMarks };
 }
