@@ -52,7 +52,7 @@ export type RegistryServices = {
   readonly registryId: string;
   /** The delegation chain from the root down to this registry, and the statements that prove it. */
   trustChain(): { delegationChain: string[]; statements: string[] };
-  /** This registry's OpenID Federation trust chain to the root (oidf/own-trust-chain.ts), when it has one. */
+  /** This registry's OpenID Federation trust chain to the root (oidf/own-trust-chain.ts), when it has one; at the top of a federation its own entity configuration alone (oidf/anchor-trust-chain.ts). */
   oidfTrustChain(): Promise<string[] | undefined>;
   /** The OIDF trust marks its parent issued about this registry, for its entity configuration. */
   heldTrustMarks(): Promise<TrustMarkEntry[]>;

@@ -65,7 +65,10 @@ export async function verifyTrustBundle(
   if (!header) return malformed('signed_bundle is not a compact JWS');
   // The migration (docs/federation.md, "One chain"): a bundle carrying only the OIDF trust_chain holds
   // by it alone; one carrying Ward's statements too must hold by both (its own signature checked once).
-  const legacy = bundle.trust_chain === undefined || fields.statements.length > 0;
+  // A trust anchor's own bundle (its chain is its configuration alone) has no statements to carry: it
+  // is checked both ways too, so its findings keep their precise codes (an expired bundle, a foreign key).
+  const anchorsOwn = bundle.trust_chain?.length === 1;
+  const legacy = bundle.trust_chain === undefined || fields.statements.length > 0 || anchorsOwn;
   const oidf = bundle.trust_chain === undefined ? [] : await verifyBundleTrustChain({ jws, header, fields, anchor, now, step, online: options.online, checkSignature: !legacy });
   if (!legacy) return { valid: oidf.length === 0, subject: fields.subject, errors: oidf, steps };
   const shape = chainShapeErrors(fields, anchor);

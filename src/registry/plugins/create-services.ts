@@ -18,6 +18,7 @@ import { createParentLink } from '../federation/parent-link.ts';
 import { createHeldTrustMarks } from '../oidf/parent-trust-marks.ts';
 import { createOwnTrustChain } from '../oidf/own-trust-chain.ts';
 import { createSuperiorView } from '../oidf/superior-view.ts';
+import { createAnchorTrustChain } from '../oidf/anchor-trust-chain.ts';
 import { agentTrustMarks } from '../oidf/trust-marks.ts';
 import { createHealthProber } from '../health/health-prober.ts';
 import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service.ts';
@@ -190,15 +191,19 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
   const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch, superiorView });
   // A new Ward grant (a superior rotated, or re-issued) rebuilds the OIDF chain: told apart by its statements' signatures.
   const grantVersion = () => parentLink.trustChain().statements.map((statement) => statement.slice(-16)).join('.');
-  const oidfTrustChain = createOwnTrustChain(
+  const warn = (message: string, error?: unknown) => app.log.warn({ err: error }, message);
+  const ownChain = createOwnTrustChain(
     {
       ...{ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, superiorView, grantVersion },
       // A revocation either chain confirmed stands for both (one stored state: federation/parent-link-state.ts).
       revoked: () => parentLink.revoked(),
       confirmRevoked: (parentId) => parentLink.confirmRevoked(parentId),
     },
-    (message, error) => app.log.warn({ err: error }, message),
+    warn,
   );
+  // At the top of a federation the chain is the registry's own configuration alone (oidf/anchor-trust-chain.ts).
+  const anchorChain = createAnchorTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, activeChildren: () => childRegistries.activeChildren() }, warn);
+  const oidfTrustChain = config.REGISTRY_PARENT_URL ? ownChain : anchorChain;
   const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
   return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, superiorView, oidfTrustChain, agentTrustMarks: agentMarks };
 }

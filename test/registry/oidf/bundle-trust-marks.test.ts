@@ -160,5 +160,24 @@ for (const backend of BACKENDS) {
         assert.equal(stepOf(result, TRUST_MARK_STATUS_STEP)?.status, 'failed');
       }
     });
+
+    test("the root's own agents: their bundles carry the root's configuration as the chain, so their marks are judged too", async (t) => {
+      const { root, sovereign } = await threeTiers(t, backend);
+      const agent = await registerAgent(root, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
+      const bundle = await bundleOf(root, agent.agent_id);
+      assert.deepEqual(bundle.trust_chain?.map((jwt) => decodeJwt(jwt).sub), [root.baseUrl], 'a trust anchor’s chain is its configuration alone');
+      assert.deepEqual(bundle.trust_marks?.map((entry) => entry.trust_mark_type), [VALIDATED]);
+      const anchor = { jwks: (await rootAnchor(root)).jwks };
+      const online = await verifyTrustBundle(bundle, anchor, new Date(), ONLINE);
+      assert.deepEqual([online.valid, codes(online), stepOf(online, TRUST_MARK_STATUS_STEP)?.status], [true, [], 'passed']);
+      // Only the root's keys will do: the sovereign's are refused.
+      const byOther = await verifyTrustBundle(bundle, { jwks: (await rootAnchor(sovereign)).jwks });
+      assert.equal(byOther.valid, false);
+      // Suspended after the bundle was issued: still valid offline, revoked at the root's status endpoint.
+      const suspended = await root.call({ method: 'POST', url: `/v1/agents/${ulidOf(agent.agent_id)}/suspend`, headers: writeHeaders(), payload: { reason: 'security review' } });
+      assert.equal(suspended.status, 200, JSON.stringify(suspended.body));
+      assert.equal((await verifyTrustBundle(bundle, anchor)).valid, true);
+      assert.deepEqual(codes(await verifyTrustBundle(bundle, anchor, new Date(), ONLINE)), ['TRUST_MARK_REVOKED']);
+    });
   });
 }
