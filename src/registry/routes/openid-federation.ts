@@ -279,6 +279,7 @@ export function oidfDeps(ward: RegistryServices): OidfDeps {
   return {
     config,
     activeChildren: () => ward.childRegistries.activeChildren(),
+    activeChildAt: (entityId) => ward.childRegistries.activeChildAt(entityId),
     clock: ward.clock,
     signer: ward.signer,
     registryId: ward.registryId,

@@ -17,6 +17,7 @@ import * as agentEndpoints from './015-agent-endpoints.ts';
 import * as computerUseModel from './016-computer-use-model.ts';
 import * as clusterInstances from './017-cluster-instances.ts';
 import * as fhirIndexCatchUp from './018-fhir-index-catch-up.ts';
+import * as registryEntityId from './019-registry-entity-id.ts';
 
 /**
  * A migration and its phase (docs/operations.md, "Rolling upgrades"): `expand` (the default) only adds
@@ -45,4 +46,5 @@ export const MIGRATIONS: Record<string, WardMigration> = {
   '016-computer-use-model': computerUseModel,
   '017-cluster-instances': clusterInstances,
   '018-fhir-index-catch-up': fhirIndexCatchUp,
+  '019-registry-entity-id': registryEntityId,
 };
