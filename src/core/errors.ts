@@ -56,7 +56,7 @@ export const ERROR_CODES = {
   NO_ROUTE: { status: 422, retryable: false, title: 'No endpoint meets the request.' },
   REGISTRY_NOT_FOUND: { status: 404, retryable: false, title: 'No such registry.' },
   // Federation (contract §5)
-  REGISTRY_CONFLICT: { status: 409, retryable: false, title: 'A registry of that name, or a sovereign for that country, exists.' },
+  REGISTRY_CONFLICT: { status: 409, retryable: false, title: 'A registry of that name, a sovereign for that country, or an active child at that address exists.' },
   TIER_VIOLATION: { status: 422, retryable: false, title: "The registry tiers do not allow this." },
   REGISTRY_REVOKED: { status: 403, retryable: false, title: 'The registry has been revoked by its parent.' },
   DEPENDENCY_UNAVAILABLE: { status: 503, retryable: true, title: 'A service this request needs did not answer.' },

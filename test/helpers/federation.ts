@@ -60,3 +60,15 @@ export async function rootAnchor(root: RunningRegistry) {
   const jwks = (await root.call({ method: 'GET', url: '/.well-known/jwks.json' })).body;
   return { jwks, registry_id: root.id, api_base_url: root.baseUrl };
 }
+
+/**
+ * `child`'s grant refresh once its parent revoked it: a fetch already in flight then (a timer's, a
+ * key-change nudge's) may still come back granted and is joined by refresh(); one started after the
+ * revocation is refused. So a granted answer is asked again, a few times at most.
+ */
+export async function refreshAfterRevocation(child: RunningRegistry): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    if (!(await child.app.ward.parentLink.refresh())) return false;
+  }
+  return true;
+}

@@ -5,10 +5,12 @@
  * an entity configuration signed by a key the parent already holds for it (rollover, not takeover).
  */
 import type { CallContext } from '../../core/call-context.ts';
+import { entityIdentifier } from '../../contract/openid-federation.ts';
 import { WardError } from '../../core/errors.ts';
 import { registryUri } from '../../core/ids.ts';
 import { normaliseJurisdiction } from '../../core/jurisdictions.ts';
 import {
+  findActiveChildByEntityId,
   findActiveSovereign,
   findRegistry,
   insertRegistry,
@@ -40,6 +42,8 @@ export function createChildRegistries(deps: ChildRegistriesDeps) {
     list: (filter: RegistryFilter, page: { cursor?: string; limit: number }) => listChildren(deps, filter, page),
     /** Every active child (for federated discovery), read a page at a time in id order. */
     activeChildren: (): Promise<RegistryRow[]> => activeChildren(deps),
+    /** The active child whose entity identifier (its `api_base_url`) is `entityId`, by the store's index. */
+    activeChildAt: (entityId: string): Promise<RegistryRow | undefined> => findActiveChildByEntityId(deps.storage.db, entityId),
     revoke: (unit: WriteUnit, ctx: CallContext, id: string, reason: string): Promise<RegistryRecord> => revokeChild(deps, unit, ctx, id, reason),
     /**
      * A fresh delegation statement for an active child, with this registry's own chain above it. An
@@ -122,6 +126,8 @@ async function registerChild(deps: ChildRegistriesDeps, unit: WriteUnit, ctx: Ca
     const existing = await findActiveSovereign(unit.tx, jurisdiction);
     if (existing) throw new WardError('REGISTRY_CONFLICT', `${jurisdiction} already has a sovereign registry.`, { registry_id: existing.id, jurisdiction });
   }
+  const apiBaseUrl = input.api_base_url ? entityIdentifier(input.api_base_url) : null;
+  if (apiBaseUrl !== null) await refuseTakenAddress(unit, apiBaseUrl);
   const at = ctx.clock.now().toISOString();
   const row: RegistryRow = {
     id,
@@ -129,7 +135,7 @@ async function registerChild(deps: ChildRegistriesDeps, unit: WriteUnit, ctx: Ca
     display_name: input.display_name,
     jurisdiction,
     tier: input.tier,
-    api_base_url: input.api_base_url ? input.api_base_url.replace(/\/+$/, '') : null,
+    api_base_url: apiBaseUrl,
     trust_anchors: anchors,
     jwks,
     status: 'active',
@@ -140,9 +146,27 @@ async function registerChild(deps: ChildRegistriesDeps, unit: WriteUnit, ctx: Ca
     created_at: at,
     updated_at: at,
   };
-  await insertRegistry(unit.tx, row);
+  // Write units run one at a time, so the check above sees every active child; the store's unique index
+  // holds the rule for any writer that does not (decisions.md 94).
+  if (!(await insertRegistry(unit.tx, row))) throw addressConflict(apiBaseUrl as string, (await findActiveChildByEntityId(unit.tx, apiBaseUrl as string))?.id);
   unit.emit({ type: 'registry.registered', subject: id, occurred_at: at, data: { registry_id: id, tier: row.tier, jurisdiction, display_name: row.display_name, parent_id: deps.registryId } });
   return registryRecord(deps, row);
+}
+
+/**
+ * A child's `api_base_url` is its OpenID Federation entity identifier: two active children at one
+ * address would leave the fetch endpoint to pick one. A revoked child's address may be taken again.
+ */
+async function refuseTakenAddress(unit: WriteUnit, apiBaseUrl: string): Promise<void> {
+  const holder = await findActiveChildByEntityId(unit.tx, apiBaseUrl);
+  if (holder) throw addressConflict(apiBaseUrl, holder.id);
+}
+
+function addressConflict(apiBaseUrl: string, holder?: string): WardError {
+  return new WardError('REGISTRY_CONFLICT', 'An active child registry has this api_base_url (its entity identifier).', {
+    api_base_url: apiBaseUrl,
+    ...(holder ? { registry_id: holder } : {}),
+  });
 }
 
 async function listChildren(deps: ChildRegistriesDeps, filter: RegistryFilter, page: { cursor?: string; limit: number }) {

@@ -10,6 +10,8 @@ export type OidfDeps = {
   config: Config;
   /** The active child registries, in registry-URI order (the subordinates, where they have an address). */
   activeChildren(): Promise<RegistryRow[]>;
+  /** The active child whose entity identifier is `entityId` (compared as a string), or undefined. */
+  activeChildAt(entityId: string): Promise<RegistryRow | undefined>;
   clock: Clock;
   signer: RegistrySigner;
   registryId: string;

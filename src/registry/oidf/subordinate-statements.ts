@@ -32,13 +32,12 @@ function tiersFrom(tier: ChildTier): ChildTier[] {
 }
 
 /**
- * The active child whose entity identifier (its `api_base_url`) is `sub`. A revoked child is no
- * longer a subordinate: like an unknown one it is `not_found` (OIDF §8.1.2), so no resolver can
- * build a chain through it.
+ * The active child whose entity identifier (its `api_base_url`) is `sub`: one at most, as registration
+ * refuses a second active child at an address. A revoked child is no longer a subordinate: like an
+ * unknown one it is `not_found` (OIDF §8.1.2), so no resolver can build a chain through it.
  */
-export async function findSubordinate(deps: OidfDeps, sub: string): Promise<RegistryRow> {
-  const rows = (await deps.activeChildren()).filter((row) => row.api_base_url !== null && entityIdentifier(row.api_base_url) === sub);
-  const row = rows[0];
+export async function findSubordinate(deps: Pick<OidfDeps, 'activeChildAt'>, sub: string): Promise<RegistryRow> {
+  const row = await deps.activeChildAt(sub);
   if (!row) throw new OidfError('not_found', `${sub} is not an active subordinate of this registry.`);
   return row;
 }

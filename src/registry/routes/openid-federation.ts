@@ -283,6 +283,7 @@ export function oidfDeps(ward: RegistryServices, log: (message: string, error?: 
   return {
     config,
     activeChildren: () => ward.childRegistries.activeChildren(),
+    activeChildAt: (entityId) => ward.childRegistries.activeChildAt(entityId),
     clock: ward.clock,
     signer: ward.signer,
     registryId: ward.registryId,

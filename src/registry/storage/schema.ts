@@ -181,6 +181,12 @@ export type RegistriesTable = {
   jurisdiction: string;
   tier: string;
   api_base_url: string | null;
+  /**
+   * The OpenID Federation entity identifier: `api_base_url` without a trailing slash, unique among
+   * active rows (migration 017b). Null without an address, and for rows an older build wrote or an
+   * active duplicate the migration found (the store's lookup then reads `api_base_url`).
+   */
+  entity_id: string | null;
   trust_anchors: string;
   jwks: string;
   status: string;

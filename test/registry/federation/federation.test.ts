@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
-import { delegate, registrationBody, rootAnchor, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
+import { delegate, refreshAfterRevocation, registrationBody, rootAnchor, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
 
 const codes = (result: { errors: Array<{ code: string }> }) => [...new Set(result.errors.map((e) => e.code))].sort();
@@ -190,7 +190,7 @@ for (const backend of BACKENDS) {
       const lapsed = await verifyTrustBundle(before, anchor, new Date(Date.now() + 16 * 60_000));
       assert.equal(lapsed.valid, false);
       // The child learns of it at its next fetch, and then gives no routing advice and no bundles.
-      assert.equal(await org.app.ward.parentLink.refresh(), false);
+      assert.equal(await refreshAfterRevocation(org), false);
       assert.deepEqual(org.app.ward.trustChain().statements, []);
       const route = await org.call({ method: 'POST', url: '/v1/route', payload: { target: agent.agent_id } });
       assert.equal(route.status, 403);

@@ -182,7 +182,8 @@ for (const backend of BACKENDS) {
       await sql`insert into agent_versions (agent_id, version, status, record, updated_at) values (${id}, 2, 'active', '{}', ${at})`.execute(storage.db);
       await sql`insert into agent_endpoints (protocol, agent_id) values ('fhir-rest', ${id})`.execute(storage.db);
 
-      assert.deepEqual(await migrateToLatest(storage), ['018-fhir-index-catch-up'], 'alone, it contracts at start');
+      const through018 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name <= '018-fhir-index-catch-up'));
+      assert.deepEqual(await migrateToLatest(storage, through018), ['018-fhir-index-catch-up'], 'alone, it contracts at start');
       const versions = await sql<any>`select version, record from agent_versions where agent_id = ${id} order by version`.execute(storage.db);
       assert.deepEqual(versions.rows.map((row) => [Number(row.version), row.record]), [[2, '{}'], [3, JSON.stringify(record)]]);
       const endpoints = await sql<any>`select protocol from agent_endpoints where agent_id = ${id} order by protocol`.execute(storage.db);

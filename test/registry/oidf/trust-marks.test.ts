@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compactVerify, createLocalJWKSet, decodeJwt, type JSONWebKeySet } from 'jose';
 import { agentEntityIdentifier } from '../../../src/contract/oidf-trust-marks.ts';
-import { registrationBody, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
+import { refreshAfterRevocation, registrationBody, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 import { makeCertificate } from '../trust/fixtures.ts';
 
@@ -134,7 +134,7 @@ for (const backend of BACKENDS) {
 
       const revoked = await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'contract ended' } });
       assert.equal(revoked.status, 200);
-      assert.equal(await org.app.ward.parentLink.refresh(), false, 'the organisation learns of its revocation');
+      assert.equal(await refreshAfterRevocation(org), false, 'the organisation learns of its revocation');
       assert.equal(await statusOf(org, mark), 'revoked');
       const refused = await org.call({ method: 'GET', url: markUrl(VALIDATED, sub) });
       assert.deepEqual([refused.status, refused.body.error], [404, 'not_found']);

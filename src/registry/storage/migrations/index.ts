@@ -16,6 +16,7 @@ import * as agentVersions from './014-agent-versions.ts';
 import * as agentEndpoints from './015-agent-endpoints.ts';
 import * as computerUseModel from './016-computer-use-model.ts';
 import * as clusterInstances from './017-cluster-instances.ts';
+import * as registryEntityId from './017b-registry-entity-id.ts';
 import * as fhirIndexCatchUp from './018-fhir-index-catch-up.ts';
 
 /**
@@ -44,5 +45,7 @@ export const MIGRATIONS: Record<string, WardMigration> = {
   '015-agent-endpoints': agentEndpoints,
   '016-computer-use-model': computerUseModel,
   '017-cluster-instances': clusterInstances,
+  // Before 018 in name order: an expanding step behind a contracting one would wait with it (decisions.md 94).
+  '017b-registry-entity-id': registryEntityId,
   '018-fhir-index-catch-up': fhirIndexCatchUp,
 };

@@ -1,17 +1,21 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import { entityIdentifier } from '../../../contract/openid-federation.ts';
 import type { Database, RegistriesTable } from '../schema.ts';
 
 type Db = Kysely<Database>;
 
-/** A child registry as stored, with `trust_anchors` and `jwks` parsed and `tier` and `status` narrowed. */
-export type RegistryRow = Omit<RegistriesTable, 'tier' | 'trust_anchors' | 'jwks' | 'status'> & {
+/**
+ * A child registry as stored, with `trust_anchors` and `jwks` parsed and `tier` and `status` narrowed.
+ * `entity_id` is the store's own: derived from `api_base_url` when the row is inserted, never changed.
+ */
+export type RegistryRow = Omit<RegistriesTable, 'tier' | 'trust_anchors' | 'jwks' | 'status' | 'entity_id'> & {
   tier: 'sovereign' | 'organisational';
   trust_anchors: Record<string, unknown>[];
   jwks: { keys: Record<string, unknown>[] };
   status: 'active' | 'revoked';
 };
 
-function fromRow(row: Database['registries']): RegistryRow {
+function fromRow({ entity_id: _entityId, ...row }: Database['registries']): RegistryRow {
   return {
     ...row,
     tier: row.tier as RegistryRow['tier'],
@@ -23,12 +27,25 @@ function fromRow(row: Database['registries']): RegistryRow {
   };
 }
 
-function toRow(row: RegistryRow): Database['registries'] {
+function toRow(row: RegistryRow): Omit<Database['registries'], 'entity_id'> {
   return { ...row, trust_anchors: JSON.stringify(row.trust_anchors), jwks: JSON.stringify(row.jwks) };
 }
 
-export async function insertRegistry(tx: Db, row: RegistryRow): Promise<void> {
-  await tx.insertInto('registries').values(toRow(row)).execute();
+/** The index that keeps one active child per entity identifier (migration 017b); its predicate, as written there. */
+const ACTIVE = sql<SqlBool>`status = 'active'`;
+
+/**
+ * Inserts a child; false, writing nothing, when `row` is active and another active child has its entity
+ * identifier (the unique index decides, so of two racing inserts exactly one is written).
+ */
+export async function insertRegistry(tx: Db, row: RegistryRow): Promise<boolean> {
+  const entityId = row.api_base_url === null ? null : entityIdentifier(row.api_base_url);
+  const result = await tx
+    .insertInto('registries')
+    .values({ ...toRow(row), entity_id: entityId })
+    .onConflict((conflict) => conflict.column('entity_id').where(ACTIVE).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
 export async function findRegistry(db: Db, id: string): Promise<RegistryRow | undefined> {
@@ -44,6 +61,32 @@ export async function findActiveSovereign(db: Db, jurisdiction: string): Promise
     .where('jurisdiction', '=', jurisdiction)
     .where('tier', '=', 'sovereign')
     .where('status', '=', 'active')
+    .executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/**
+ * The active child whose entity identifier is `entityId` (compared as a string, as OIDF compares them),
+ * or undefined. A row without the column (one an older build wrote during a rolling upgrade, or an
+ * active duplicate migration 017b found) is matched by its `api_base_url` made an identifier as 017b did;
+ * of several, the first in registry-URI order, as the scan of every child before 017b answered. Both
+ * parts are ranges of the unique index: rows without the column are its nulls, normally none.
+ */
+export async function findActiveChildByEntityId(db: Db, entityId: string): Promise<RegistryRow | undefined> {
+  // Two seeks of the index, not one OR that both backends answer by reading the whole index.
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('registries')
+        .selectAll()
+        .where(ACTIVE)
+        .where('entity_id', '=', entityId)
+        .unionAll(eb.selectFrom('registries').selectAll().where(ACTIVE).where('entity_id', 'is', null).where(sql`rtrim(api_base_url, '/')`, '=', entityId))
+        .as('candidates'),
+    )
+    .selectAll()
+    .orderBy('id', 'asc')
+    .limit(1)
     .executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
