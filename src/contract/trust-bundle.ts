@@ -72,6 +72,18 @@ export function childRegistryTrustBundle(child: { registry_id: string; jwks: { k
 
 type BundleSubject = Pick<TrustBundle, 'subject' | 'jwks'> & Partial<Pick<TrustBundle, 'certificates' | 'attestations' | 'trust_level' | 'trust_marks'>>;
 
+/**
+ * Whether a bundle carries the issuer's OIDF chain. Below the root always. A trust anchor's chain is its
+ * entity configuration alone, and a verifier holds the anchor's keys already: it is carried only for
+ * what it is needed for, judging the bundle's trust marks (issuer identifier, `trust_mark_issuers`,
+ * status endpoint), since it adds some 2 KiB to a bundle and about 11 KiB to routing advice, which
+ * repeats it inside two signatures (docs/decisions.md 95).
+ */
+function carriesChain(chain: string[] | undefined, marks: TrustMarkEntry[] | undefined): chain is string[] {
+  if (!chain || chain.length === 0) return false;
+  return chain.length > 1 || (marks?.length ?? 0) > 0;
+}
+
 /** Issuer, chain and validity come from this registry; the JWS covers every other field. */
 async function signedBundle(subject: BundleSubject, context: BundleContext): Promise<SignedTrustBundle> {
   const bundle: TrustBundle = {
@@ -85,7 +97,7 @@ async function signedBundle(subject: BundleSubject, context: BundleContext): Pro
     trust_level: subject.trust_level ?? 0,
     issued_at: context.now.toISOString(),
     expires_at: new Date(context.now.getTime() + BUNDLE_LIFETIME_MS).toISOString(),
-    ...(context.trustChain && context.trustChain.length > 0 ? { trust_chain: context.trustChain } : {}),
+    ...(carriesChain(context.trustChain, subject.trust_marks) ? { trust_chain: context.trustChain } : {}),
     ...(subject.trust_marks ? { trust_marks: subject.trust_marks } : {}),
   };
   return { ...bundle, signed_bundle: await context.signer.sign(bundle, BUNDLE_TYP) };

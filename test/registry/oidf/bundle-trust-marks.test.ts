@@ -166,6 +166,9 @@ for (const backend of BACKENDS) {
       const agent = await registerAgent(root, { trust: { certificates: [makeCertificate().pem], signatures: [], attestations: [] } });
       const bundle = await bundleOf(root, agent.agent_id);
       assert.deepEqual(bundle.trust_chain?.map((jwt) => decodeJwt(jwt).sub), [root.baseUrl], 'a trust anchor’s chain is its configuration alone');
+      // Without marks there is nothing the chain is needed for: it is left out (its bytes repeat in routing advice).
+      const unmarked = await bundleOf(root, (await registerAgent(root, {})).agent_id);
+      assert.deepEqual([unmarked.trust_marks, unmarked.trust_chain], [[], undefined]);
       assert.deepEqual(bundle.trust_marks?.map((entry) => entry.trust_mark_type), [VALIDATED]);
       const anchor = { jwks: (await rootAnchor(root)).jwks };
       const online = await verifyTrustBundle(bundle, anchor, new Date(), ONLINE);
