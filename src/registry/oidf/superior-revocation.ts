@@ -8,16 +8,14 @@
  * (never with keys from the answer itself).
  */
 import { postTrustMarkStatus } from '../../client/openid-federation-client.ts';
+import { freshStatusAnswer } from '../../client/oidf/trust-mark-status.ts';
 import { TRUST_MARK_STATUS_TYP, type WardTrustMarkType } from '../../contract/oidf-trust-marks.ts';
-import { SKEW_MS, verifiedPayload } from '../../core/crypto/key-set.ts';
+import { verifiedPayload } from '../../core/crypto/key-set.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 import type { SuperiorView } from './superior-view.ts';
 
 /** The mark whose status stands for the registration itself. */
 const DELEGATED_REGISTRY_MARK: WardTrustMarkType = 'urn:ward:trust-mark:delegated-registry';
-
-/** A status response older than this does not confirm anything now. */
-const STATUS_MAX_AGE_MS = 5 * 60_000;
 
 export type RevocationCheck = { revoked: true } | { revoked: false; why: string };
 
@@ -44,8 +42,7 @@ export async function revocationBySuperior(
     | undefined;
   if (typeof claims !== 'object' || claims === null) return { revoked: false, why: `the status answer is not a ${TRUST_MARK_STATUS_TYP} signed by a key of ${superiorId}'s last valid chain` };
   if (claims.iss !== superiorId || claims.trust_mark !== mark) return { revoked: false, why: 'the status answer is about another issuer or mark' };
-  const iatMs = typeof claims.iat === 'number' ? claims.iat * 1000 : Number.NaN;
-  if (!(iatMs <= now.getTime() + SKEW_MS && iatMs >= now.getTime() - STATUS_MAX_AGE_MS)) return { revoked: false, why: 'the status answer is not fresh' };
+  if (!freshStatusAnswer(claims.iat, now)) return { revoked: false, why: 'the status answer is not fresh' };
   if (claims.status !== 'revoked') return { revoked: false, why: `the mark's status is ${String(claims.status)}` };
   return { revoked: true };
 }
