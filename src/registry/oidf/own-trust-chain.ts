@@ -11,9 +11,11 @@
  * the new key from the configuration, ./subordinate-rollover.ts), and at most once per
  * {@link RETRY_MS} while a superior fails; a chain that expired is never served.
  *
- * Building it is also how this registry hears from its superior: the statement's keys go to the
- * superior view (./superior-view.ts) and a `not_found` about this registry, confirmed by the signed
- * status of the superior's mark (./superior-revocation.ts), is a revocation.
+ * Building it is also how this registry hears from its superior: what a valid chain states about the
+ * superior (the kids it names, its keys, status endpoint and verified mark) is stored in the superior
+ * view (./superior-view.ts), and a `not_found` about this registry is a revocation once the superior
+ * itself still stands (its own chain validates in the same round) and the signed status of its mark
+ * confirms it (./superior-revocation.ts).
  * Without a parent there is none: the registry is its own trust anchor, whose keys a verifier holds
  * already, and its bundles verify with them alone.
  */
