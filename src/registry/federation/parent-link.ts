@@ -57,7 +57,12 @@ export async function createParentLink(deps: ParentLinkDeps): Promise<ParentLink
       const { grant } = link;
       return grant ? { delegationChain: grant.delegation_chain, statements: grant.statements } : { delegationChain: [registryId], statements: [] };
     },
-    revoked: () => link.grant?.revoked,
+    // Asked on every request an instance serves (its routes refuse once revoked): so it re-reads the
+    // stored state too, as trustChain() does, and learns of a revocation another instance confirmed.
+    revoked: () => {
+      if (parentUrl) rereadStored(link);
+      return link.grant?.revoked;
+    },
     parent: () => (link.grant && !link.grant.revoked ? { id: link.grant.parent_id, jwks: link.grant.issuer_jwks } : undefined),
     refresh: () => refreshGrant(link),
     confirmRevoked: (parentId) => recordRevocation(link, null, parentId),
@@ -90,19 +95,25 @@ export async function createParentLink(deps: ParentLinkDeps): Promise<ParentLink
 function keepCurrent(link: LinkState): void {
   const { deps } = link;
   const now = Date.now();
-  if (now - link.grantReadAt > STATE_REREAD_MS) {
-    link.grantReadAt = now;
-    readStoredGrant(deps).then(
-      (stored) => {
-        if (stored && (!link.grant || stored.fetched_at > link.grant.fetched_at)) link.grant = stored;
-      },
-      (error: unknown) => deps.log('reading the stored delegation failed', error),
-    );
-  }
+  rereadStored(link);
   if (!link.stopped && link.grant && !link.grant.revoked && now - link.nudgedAt > STATE_REREAD_MS && !kidsKnownToParent(link).includes(deps.signer.kid)) {
     link.nudgedAt = now;
     refreshGrant(link).catch((error: unknown) => deps.log('fetching the delegation after a key change failed', error));
   }
+}
+
+/** Adopts the stored grant when another instance stored a newer one; at most every {@link STATE_REREAD_MS}. */
+function rereadStored(link: LinkState): void {
+  const { deps } = link;
+  const now = Date.now();
+  if (now - link.grantReadAt <= STATE_REREAD_MS) return;
+  link.grantReadAt = now;
+  readStoredGrant(deps).then(
+    (stored) => {
+      if (stored && (!link.grant || stored.fetched_at > link.grant.fetched_at)) link.grant = stored;
+    },
+    (error: unknown) => deps.log('reading the stored delegation failed', error),
+  );
 }
 
 /** The next fetch: backing off after failures, else once a third of the statement's life has passed. */

@@ -11,26 +11,31 @@
  * the new key from the configuration, ./subordinate-rollover.ts), and at most once per
  * {@link RETRY_MS} while a superior fails; a chain that expired is never served.
  *
- * Building it is also how this registry hears from its superior: the statement's keys go to the
- * superior view (./superior-view.ts) and a `not_found` about this registry, confirmed by the signed
- * status of the superior's mark (./superior-revocation.ts), is a revocation.
+ * Building it is also how this registry hears from its superior: what a valid chain states about the
+ * superior (the kids it names, its keys, status endpoint and verified mark) is stored in the superior
+ * view (./superior-view.ts), and a `not_found` about this registry is a revocation once the superior
+ * itself still stands (its own chain validates in the same round) and the signed status of its mark
+ * confirms it (./superior-revocation.ts).
  * Without a parent there is none: the registry is its own trust anchor, whose keys a verifier holds
  * already, and its bundles verify with them alone.
  */
 import { decodeJwt } from 'jose';
 import { ENTITY_STATEMENT_TYP, type EntityStatementClaims } from '../../contract/openid-federation.ts';
 import { fetchEntityConfiguration, fetchSubordinateStatement } from '../../client/openid-federation-client.ts';
-import { readEntityStatement, validateTrustChain } from '../../client/oidf/trust-chain-validation.ts';
+import { readEntityStatement, validateTrustChain, type ValidTrustChain } from '../../client/oidf/trust-chain-validation.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { ownEntityId, parentEntityId, signEntityConfiguration } from './entity-configuration.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 import { revocationBySuperior } from './superior-revocation.ts';
-import type { SuperiorView } from './superior-view.ts';
+import { verifiedSuperiorMark } from './parent-trust-marks.ts';
+import type { SuperiorKeys, SuperiorView } from './superior-view.ts';
 
 const RETRY_MS = 10_000;
 /** The first retry while the superior does not name the current key yet; doubling up to {@link RETRY_MS}. */
 const UNNAMED_RETRY_MS = 1000;
 const MAX_DEPTH = 5;
+
+type Log = (message: string, error?: unknown) => void;
 
 type ChainDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'registryId' | 'baseUrl' | 'heldTrustMarks' | 'fetch'> & { superiorView: SuperiorView };
 type Held = { chain: string[]; iat: number; exp: number; kid: string; grant: string; named: boolean };
@@ -63,7 +68,7 @@ export function createOwnTrustChain(
     try {
       const grant = deps.grantVersion();
       const kid = deps.signer.kid;
-      const { chain, named } = await buildChain(deps, async (superiorRegistryId) => deps.confirmRevoked?.(superiorRegistryId));
+      const { chain, named } = await buildChain(deps, async (superiorRegistryId) => deps.confirmRevoked?.(superiorRegistryId), log);
       const claims = chain.map((jwt) => decodeJwt(jwt));
       const iat = Math.max(...claims.map((c) => c.iat as number));
       held = { chain, iat, exp: Math.min(...claims.map((c) => c.exp as number)), kid, grant, named };
@@ -92,69 +97,113 @@ export function createOwnTrustChain(
   };
 }
 
+/** A superior's entity configuration as fetched, and its claims (read, not verified). */
+type Fetched = { id: string; jwt: string; claims: EntityStatementClaims };
+/** The statements up from `subject` to the top, or the first superior's refusal of `subject` (`not_found`). */
+type Climb = { statements: string[]; first: Fetched; top: Fetched } | { refusedBy: Fetched };
+
 /**
- * Builds and validates the chain; throws naming what failed. The superiors are read first, so this
- * registry's own configuration is signed with what its superior's statement names now.
+ * Reads the superiors' statements from `subject` up the `authority_hints`, starting at `superiorId`, to
+ * an entity that names none (the top); throws naming what failed, except that the first superior
+ * answering `not_found` about `subject` is returned as a refusal.
  */
-async function buildChain(deps: ChainDeps, onRevoked: (superiorRegistryId: string | undefined) => Promise<void>): Promise<Built> {
+async function climb(deps: ChainDeps, subject: string, superiorId: string | undefined): Promise<Climb> {
   const options = { fetch: deps.fetch, timeoutMs: deps.config.REGISTRY_FEDERATION_TIMEOUT_MS };
   const statements: string[] = [];
-  const ownId = ownEntityId(deps);
-  let subject = ownId;
-  const parentId = parentEntityId(deps) as string;
-  let hints = [parentId];
-  for (let depth = 0; ; depth += 1) {
-    const superiorId = hints[0];
-    if (!superiorId) throw new Error(`${subject} names no superior`);
+  let first: Fetched | undefined;
+  for (let depth = 0, next = superiorId; ; depth += 1) {
+    if (!next) throw new Error(`${subject} names no superior`);
     if (depth >= MAX_DEPTH) throw new Error(`no top within ${MAX_DEPTH} superiors`);
-    const configuration = await fetchEntityConfiguration(superiorId, options);
+    const configuration = await fetchEntityConfiguration(next, options);
     if (!configuration.ok) throw new Error(configuration.message);
-    const superior: EntityStatementClaims = readEntityStatement(configuration.jwt, `the entity configuration of ${superiorId}`);
-    const fetchEndpoint = superior.metadata?.federation_entity?.federation_fetch_endpoint;
-    if (typeof fetchEndpoint !== 'string') throw new Error(`${superiorId} publishes no federation_fetch_endpoint`);
+    const superior: Fetched = { id: next, jwt: configuration.jwt, claims: readEntityStatement(configuration.jwt, `the entity configuration of ${next}`) };
+    const fetchEndpoint = superior.claims.metadata?.federation_entity?.federation_fetch_endpoint;
+    if (typeof fetchEndpoint !== 'string') throw new Error(`${next} publishes no federation_fetch_endpoint`);
     const statement = await fetchSubordinateStatement(fetchEndpoint, subject, options);
     if (!statement.ok) {
-      if (depth === 0 && statement.error === 'not_found') await checkRevocation(deps, superiorId, superior, onRevoked);
+      if (depth === 0 && statement.error === 'not_found') return { refusedBy: superior };
       throw new Error(statement.message);
     }
-    if (depth === 0) await learnNamedKids(deps, statement.jwt, superiorId, superior);
+    first ??= superior;
     statements.push(statement.jwt);
-    if (!superior.authority_hints || superior.authority_hints.length === 0) {
-      const chain = [await signEntityConfiguration(deps), ...statements, configuration.jwt];
-      const valid = await validateTrustChain(chain, superior.sub, undefined, deps.clock.now());
-      // The superior's keys as this valid chain states them: the statement above it, or its own configuration at the top.
-      const above = valid.statements[2];
-      deps.superiorView.superior = { entityId: parentId, keys: (above?.jwks?.keys ?? []) as PublishedJwk[] };
-      // Named: the configuration above was signed with the current key, and the statement names it.
-      return { chain, named: deps.superiorView.namedKids?.includes(deps.signer.kid) === true };
-    }
-    subject = superior.sub;
-    hints = superior.authority_hints;
+    if (!superior.claims.authority_hints || superior.claims.authority_hints.length === 0) return { statements, first, top: superior };
+    subject = superior.claims.sub;
+    next = superior.claims.authority_hints[0];
   }
 }
 
 /**
- * The kids the superior's statement about this registry names, into the superior view, once the
- * statement verifies with the keys the superior's configuration states (the chain is validated after).
+ * Builds and validates the chain; throws naming what failed. The superiors are read first, so this
+ * registry's own configuration is signed with what its superior's statement names now.
  */
-async function learnNamedKids(deps: ChainDeps, statement: string, superiorId: string, superior: EntityStatementClaims): Promise<void> {
-  const keys = (superior.jwks?.keys ?? []) as PublishedJwk[];
-  const claims = (await verifiedPayload(statement, ENTITY_STATEMENT_TYP, keys, deps.clock.now())) as Partial<EntityStatementClaims> | undefined;
-  if (claims?.iss !== superiorId || claims.sub !== ownEntityId(deps)) return;
-  deps.superiorView.namedKids = (claims.jwks?.keys ?? []).map((key) => key.kid).filter((kid): kid is string => typeof kid === 'string');
+async function buildChain(deps: ChainDeps, onRevoked: (superiorRegistryId: string | undefined) => Promise<void>, log: Log): Promise<Built> {
+  const parentId = parentEntityId(deps) as string;
+  const climbed = await climb(deps, ownEntityId(deps), parentId);
+  if ('refusedBy' in climbed) return checkRevocation(deps, climbed.refusedBy, onRevoked);
+  const { statements, first, top } = climbed;
+  await learnNamedKids(deps, statements[0] as string, first);
+  const chain = [await signEntityConfiguration(deps), ...statements, top.jwt];
+  const valid = await validateTrustChain(chain, top.claims.sub, undefined, deps.clock.now());
+  await learnFromValidChain(deps, valid, first, log);
+  // Named: the configuration above was signed with the current key, and the statement names it.
+  return { chain, named: deps.superiorView.namedKids?.includes(deps.signer.kid) === true };
 }
 
-/** A `not_found` from the superior about this registry: a revocation only once its signed status confirms it. */
-async function checkRevocation(
-  deps: ChainDeps,
-  superiorId: string,
-  superior: EntityStatementClaims,
-  onRevoked: (superiorRegistryId: string | undefined) => Promise<void>,
-): Promise<void> {
-  const statusEndpoint = superior.metadata?.federation_entity?.federation_trust_mark_status_endpoint;
-  const check = await revocationBySuperior(deps, deps.superiorView, superiorId, statusEndpoint);
-  if (!check.revoked) throw new Error(`${superiorId} refused this registry's statement (not_found), which proves nothing: ${check.why}`);
-  const registryId = (superior.metadata?.ward_registry as { registry_id?: unknown } | undefined)?.registry_id;
+/**
+ * What a valid chain states about the superior, stored for every instance (./superior-view.ts): its keys
+ * (the statement above it, or its own configuration at the top), its status endpoint (from its
+ * configuration, once that verifies with those keys), the kids it names for this registry, and the
+ * marks this registry's configuration carried that verify with those keys.
+ */
+async function learnFromValidChain(deps: ChainDeps, valid: ValidTrustChain, superior: Fetched, log: Log): Promise<void> {
+  const now = deps.clock.now();
+  const keys = (valid.statements[2]?.jwks?.keys ?? []) as PublishedJwk[];
+  const configuration = (await verifiedPayload(superior.jwt, ENTITY_STATEMENT_TYP, keys, now)) as Partial<EntityStatementClaims> | undefined;
+  const endpoint = configuration?.iss === superior.id ? configuration.metadata?.federation_entity?.federation_trust_mark_status_endpoint : undefined;
+  const known: SuperiorKeys = { entityId: superior.id, keys, statusEndpoint: typeof endpoint === 'string' ? endpoint : undefined };
+  const marks: Record<string, string> = {};
+  for (const entry of valid.statements[0]?.trust_marks ?? []) {
+    if (await verifiedSuperiorMark(entry.trust_mark, entry.trust_mark_type, known, deps)) marks[entry.trust_mark_type] = entry.trust_mark;
+  }
+  const kids = deps.superiorView.namedKids;
+  await deps.superiorView
+    .learn({ superior: known, marks, ...(kids ? { namedKids: kids } : {}) })
+    .catch((error: unknown) => log('storing what the superior stated failed', error));
+}
+
+/**
+ * The kids the superior's statement about this registry names, for signing this round's configuration,
+ * once the statement verifies with the keys the superior's configuration states (the chain is validated after).
+ */
+async function learnNamedKids(deps: ChainDeps, statement: string, superior: Fetched): Promise<void> {
+  const keys = (superior.claims.jwks?.keys ?? []) as PublishedJwk[];
+  const claims = (await verifiedPayload(statement, ENTITY_STATEMENT_TYP, keys, deps.clock.now())) as Partial<EntityStatementClaims> | undefined;
+  if (claims?.iss !== superior.id || claims.sub !== ownEntityId(deps)) return;
+  deps.superiorView.noteNamedKids((claims.jwks?.keys ?? []).map((key) => key.kid).filter((kid): kid is string => typeof kid === 'string'));
+}
+
+/**
+ * A `not_found` from the superior about this registry: a revocation only while the superior itself still
+ * stands (its own chain to the top is read and validates in this same round, or it is the top), and once
+ * the signed status of its mark confirms it (docs/decisions.md 92, 97). A superior its own superior
+ * refuses answers `not_found` and `revoked` about everything below it: that is its revocation, not this
+ * registry's, whose chain simply cannot be built now.
+ */
+async function checkRevocation(deps: ChainDeps, superior: Fetched, onRevoked: (superiorRegistryId: string | undefined) => Promise<void>): Promise<never> {
+  const refused = `${superior.id} refused this registry's statement (not_found)`;
+  const hints = superior.claims.authority_hints ?? [];
+  if (hints.length > 0) {
+    const above = await climb(deps, superior.id, hints[0]).catch((error: unknown) => {
+      throw new Error(`${refused}, but its own chain cannot be built, so it is no revocation of this registry: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    if ('refusedBy' in above) throw new Error(`${refused}, but ${above.refusedBy.id} refuses ${superior.id} itself: no revocation of this registry`);
+    await validateTrustChain([superior.jwt, ...above.statements, above.top.jwt], above.top.claims.sub, undefined, deps.clock.now()).catch((error: unknown) => {
+      throw new Error(`${refused}, but its own chain does not validate, so it is no revocation of this registry: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+  const check = await revocationBySuperior(deps, deps.superiorView, superior.id, deps.superiorView.superior?.statusEndpoint);
+  if (!check.revoked) throw new Error(`${refused}, which proves nothing: ${check.why}`);
+  const registryId = (superior.claims.metadata?.ward_registry as { registry_id?: unknown } | undefined)?.registry_id;
   await onRevoked(typeof registryId === 'string' ? registryId : undefined);
-  throw new RevokedBySuperior(`${superiorId} revoked this registry`);
+  throw new RevokedBySuperior(`${superior.id} revoked this registry`);
 }

@@ -1,31 +1,108 @@
 /**
- * What a registry below the root last learnt from its superior through OpenID Federation, kept per
- * instance (each instance learns it itself: every instance builds its own chain, ./own-trust-chain.ts):
+ * What a registry below the root last learnt from its superior through OpenID Federation:
  *
  * - the kids the superior's subordinate statement names for this registry. Until it names the key this
  *   registry now signs with, the entity configuration is signed with a key it does name (OIDF's key
  *   rollover: the superior reads the configuration and takes the new keys from it,
  *   ./subordinate-rollover.ts), and only then with the current key;
- * - the superior's keys as the last chain that validated states them, with which a signed refusal is
- *   checked (never with keys from the same answer: ./superior-revocation.ts);
- * - the last mark of each registry type the superior issued about this registry, kept after the
- *   superior stops issuing it, so its status can still be asked (./parent-trust-marks.ts).
+ * - the superior's keys and trust mark status endpoint as the last chain that validated states them,
+ *   with which a signed refusal is checked (never with keys from the same answer:
+ *   ./superior-revocation.ts);
+ * - the last mark of each registry type the superior issued about this registry, verified with those
+ *   keys, kept after the superior stops issuing it, so its status can still be asked
+ *   (./parent-trust-marks.ts).
+ *
+ * It is stored with the federation state (`superior`), written when a chain validates or a verified
+ * mark arrives, read at start and re-read every few seconds while used, so that every instance behind a
+ * load balancer signs its configuration with a key the superior names, and an instance started after
+ * its parent revoked it can still confirm that (docs/decisions.md 91, 92, 98).
  */
 import { decodeProtectedHeader } from 'jose';
+import type { Clock } from '../../core/clock.ts';
 import type { PublishedJwk } from '../../core/crypto/key-set.ts';
+import type { Storage } from '../storage/database.ts';
+import { readFederationState, writeFederationState } from '../storage/stores/federation-state-store.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
 
-export type SuperiorView = {
+/** The name the view is stored under (federation state; the parent link's grant is `delegation`). */
+export const SUPERIOR_STATE_NAME = 'superior';
+/** How often another instance's learning is looked for while the view is used. */
+const REREAD_MS = 5_000;
+
+export type SuperiorKeys = { entityId: string; keys: PublishedJwk[]; statusEndpoint: string | undefined };
+
+/** What was learnt, as stored. */
+export type SuperiorLearning = {
   /** The kids the superior's last verified statement about this registry names; undefined until one was read. */
   namedKids: readonly string[] | undefined;
-  /** The superior's entity identifier and keys from the last chain that validated. */
-  superior: { entityId: string; keys: PublishedJwk[] } | undefined;
-  /** The last trust mark the superior issued about this registry, by type (registry marks only). */
-  readonly marks: Map<string, string>;
+  /** The superior's entity identifier, keys and status endpoint from the last chain that validated. */
+  superior: SuperiorKeys | undefined;
+  /** The last trust mark the superior issued about this registry, by type (registry marks only), verified. */
+  marks: Readonly<Record<string, string>>;
 };
 
-export function createSuperiorView(): SuperiorView {
-  return { namedKids: undefined, superior: undefined, marks: new Map() };
+type Stored = SuperiorLearning & { parent_url: string; learnt_at: string };
+
+export type SuperiorView = {
+  readonly namedKids: readonly string[] | undefined;
+  readonly superior: SuperiorKeys | undefined;
+  readonly marks: ReadonlyMap<string, string>;
+  /** The kids a statement read in this round names (before its chain validated): used to sign, not stored. */
+  noteNamedKids(kids: readonly string[]): void;
+  /** Records what a validated chain (or a verified mark) taught, for every instance and a restart. */
+  learn(update: Partial<SuperiorLearning>): Promise<void>;
+};
+
+type ViewDeps = { storage: Pick<Storage, 'db'> | undefined; parentUrl: string | undefined; clock: Clock; log: (message: string, error?: unknown) => void };
+
+/** The view, read from storage now and kept current from it. */
+export async function createSuperiorView(deps: ViewDeps): Promise<SuperiorView> {
+  let held: SuperiorLearning = { namedKids: undefined, superior: undefined, marks: {} };
+  let learntAt = '';
+  let readAt = Date.now();
+  let marks = new Map<string, string>();
+
+  const read = async () => {
+    if (!deps.storage || !deps.parentUrl) return;
+    const stored = await readFederationState<Stored>(deps.storage.db, SUPERIOR_STATE_NAME);
+    // After a change of parent what was learnt is about another superior; and only what is newer counts.
+    if (!stored || stored.parent_url !== deps.parentUrl || stored.learnt_at <= learntAt) return;
+    held = { namedKids: stored.namedKids ?? undefined, superior: stored.superior ?? undefined, marks: stored.marks ?? {} };
+    marks = new Map(Object.entries(held.marks));
+    learntAt = stored.learnt_at;
+  };
+  const keepCurrent = () => {
+    if (Date.now() - readAt <= REREAD_MS) return;
+    readAt = Date.now();
+    read().catch((error: unknown) => deps.log('reading what was learnt from the superior failed', error));
+  };
+  await read().catch((error: unknown) => deps.log('reading what was learnt from the superior failed', error));
+
+  return {
+    get namedKids() {
+      keepCurrent();
+      return held.namedKids;
+    },
+    get superior() {
+      keepCurrent();
+      return held.superior;
+    },
+    get marks() {
+      keepCurrent();
+      return marks;
+    },
+    noteNamedKids(kids) {
+      held = { ...held, namedKids: [...kids] };
+    },
+    async learn(update) {
+      held = { ...held, ...update, marks: { ...held.marks, ...update.marks } };
+      marks = new Map(Object.entries(held.marks));
+      learntAt = deps.clock.now().toISOString();
+      if (!deps.storage || !deps.parentUrl) return;
+      const stored: Stored = { ...held, parent_url: deps.parentUrl, learnt_at: learntAt };
+      await writeFederationState(deps.storage.db, SUPERIOR_STATE_NAME, stored, learntAt);
+    },
+  };
 }
 
 /** A key signing the configuration should outlive it by this much at least. */

@@ -134,9 +134,9 @@ export async function agentTrustMarks(deps: SigningDeps, record: AgentRecord): P
  * What this registry says of `trustMark` now (OIDF §8.4): `invalid` unless it is a compact JWS typed
  * `trust-mark+jwt`, offering no key, naming this registry as `iss` and a type Ward issues, and signed by
  * one of this registry's published keys, and carrying its subject's id (`ward_agent_id` or
- * `ward_registry_id`); `expired` past its `exp` (60 s of skew); `revoked` when this registry was revoked
- * by its parent, the subject is gone, another entity now stands at the subject's identifier, or the
- * property no longer holds; else `active`.
+ * `ward_registry_id`); `revoked` when this registry was revoked by its parent, the subject is gone,
+ * another entity now stands at the subject's identifier, or the property no longer holds, expired or
+ * not; `expired` past its `exp` (60 s of skew) otherwise; else `active`.
  */
 export async function trustMarkStatus(deps: OidfDeps, trustMark: string): Promise<TrustMarkStatus> {
   const header = readProtectedHeader(trustMark);
@@ -151,18 +151,26 @@ export async function trustMarkStatus(deps: OidfDeps, trustMark: string): Promis
   // Every mark this registry signs names its subject by id too: one without it is none of its own.
   const subjectId = definition.subject === 'agent' ? claims.ward_agent_id : claims.ward_registry_id;
   if (typeof subjectId !== 'string') return 'invalid';
+  // `revoked` before `expired` (OIDF §8.4 does not order them): what the mark asserted no longer holding
+  // is the stronger answer, and it stays true after the mark expires, so a holder can still learn it
+  // (a child confirming its own revocation with the last mark it held: docs/decisions.md 98).
+  if (await noLongerHolds(deps, definition, claims as TrustMarkClaims, subjectId, now)) return 'revoked';
   if (!((claims.exp as number) * 1000 > now.getTime() - SKEW_MS)) return 'expired';
-  if (deps.revoked()) return 'revoked';
+  return 'active';
+}
+
+/** Whether what a well-formed mark of this registry asserts about the entity it names by id fails now. */
+async function noLongerHolds(deps: OidfDeps, definition: MarkDefinition, claims: TrustMarkClaims, subjectId: string, now: Date): Promise<boolean> {
+  if (deps.revoked()) return true;
   const subject = await subjectOf(deps, definition, claims.sub);
-  if (!subject) return 'revoked';
+  if (!subject) return true;
   // The mark was about the entity with that id: another one since at the same address (a child revoked,
   // a new registry enrolled at its api_base_url) is not what it vouched for, so its mark stays revoked.
-  if (subjectId !== (subject.kind === 'agent' ? subject.record.agent_id : subject.row.id)) return 'revoked';
+  if (subjectId !== (subject.kind === 'agent' ? subject.record.agent_id : subject.row.id)) return true;
   const verdict = judge(definition, subject, now);
-  if (!verdict.holds) return 'revoked';
+  if (!verdict.holds) return true;
   // A mark that claims more than the agent now has (its level dropped) no longer holds as issued.
-  if (claims.ward_trust_level !== undefined && (verdict.claims.ward_trust_level ?? 0) < claims.ward_trust_level) return 'revoked';
-  return 'active';
+  return claims.ward_trust_level !== undefined && (verdict.claims.ward_trust_level ?? 0) < claims.ward_trust_level;
 }
 
 /** The status endpoint's signed answer (OIDF §8.4.2, `typ: trust-mark-status-response+jwt`). */

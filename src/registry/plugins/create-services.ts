@@ -187,11 +187,12 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
     fetch,
   });
   // OpenID Federation: the marks the parent issues about this registry, and its chain to the root.
-  const superiorView = createSuperiorView();
-  const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch, superiorView });
+  const warn = (message: string, error?: unknown) => app.log.warn({ err: error }, message);
+  // What the superior stated, stored so every instance and a restart sign and confirm with it (decision 97).
+  const superiorView = await createSuperiorView({ storage, parentUrl: config.REGISTRY_PARENT_URL, clock, log: warn });
+  const heldTrustMarks = createHeldTrustMarks({ config, clock, baseUrl, fetch, superiorView, registryId }, warn);
   // A new Ward grant (a superior rotated, or re-issued) rebuilds the OIDF chain: told apart by its statements' signatures.
   const grantVersion = () => parentLink.trustChain().statements.map((statement) => statement.slice(-16)).join('.');
-  const warn = (message: string, error?: unknown) => app.log.warn({ err: error }, message);
   const ownChain = createOwnTrustChain(
     {
       ...{ config, clock, signer, registryId, baseUrl, heldTrustMarks, fetch, superiorView, grantVersion },

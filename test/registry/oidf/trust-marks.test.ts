@@ -98,13 +98,15 @@ for (const backend of BACKENDS) {
       assert.equal(reinstated.status, 200);
       assert.equal(await statusOf(org, mark), 'active', 'what the mark asserts holds again: the registry re-checked it');
       clock.advance(12 * MINUTE);
-      assert.equal(await statusOf(org, mark), 'expired');
+      // Expired, and what it asserts no longer holds (the certificate lapsed with it): revoked is judged first.
+      assert.equal(await statusOf(org, mark), 'revoked');
       // And once the certificate has lapsed no new mark is issued.
       assert.equal((await org.call({ method: 'GET', url: markUrl(VALIDATED, sub) })).status, 404);
     });
 
     test('the sovereign’s delegated-registry mark rides in the organisation’s entity configuration, verifies with the sovereign’s keys, and is revoked with the organisation', async (t) => {
-      const { root, sovereign, org } = await threeTiers(t, backend);
+      const clock = movableClock();
+      const { root, sovereign, org } = await threeTiers(t, backend, { clock });
       const configuration = decodeJwt((await org.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body);
       const entries = configuration.trust_marks as Array<{ trust_mark_type: string; trust_mark: string }>;
       assert.deepEqual(entries.map((entry) => entry.trust_mark_type), [DELEGATED]);
@@ -118,8 +120,12 @@ for (const backend of BACKENDS) {
       assert.equal(decodeJwt((await root.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body).trust_marks, undefined);
       assert.deepEqual((decodeJwt((await sovereign.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body).trust_marks as any[]).map((entry) => entry.trust_mark_type), [DELEGATED]);
 
+      // Past its exp while the organisation stands: expired.
+      clock.advance(16 * MINUTE);
+      assert.equal(await statusOf(sovereign, mark), 'expired');
       const revoked = await sovereign.call({ method: 'POST', url: `/v1/registries/${encodeURIComponent(org.id)}/revoke`, headers: writeHeaders(), payload: { reason: 'contract ended' } });
       assert.equal(revoked.status, 200);
+      // Expired and revoked: revoked, so the organisation can still learn of it with the last mark it held.
       assert.equal(await statusOf(sovereign, mark), 'revoked');
       const refused = await sovereign.call({ method: 'GET', url: markUrl(DELEGATED, org.baseUrl) });
       assert.deepEqual([refused.status, refused.body.error], [404, 'not_found']);
