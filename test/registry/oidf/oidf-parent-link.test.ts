@@ -21,6 +21,7 @@ import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts
 import type { Clock } from '../../../src/core/clock.ts';
 
 const MINUTE = 60_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A clock the test moves forward, shared by the three registries. */
 function movableClock() {
@@ -134,7 +135,10 @@ for (const backend of BACKENDS) {
         }
         return false;
       };
-      clock.advance(6 * MINUTE); // a third of the statements' life: the chain is rebuilt
+      clock.advance(6 * MINUTE); // a third of the statements' life: the chain is rebuilt, in the background (the valid one served meanwhile)
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is served while the next is built');
+      await eventually(() => forgedStatus === 1 || undefined, 'the status asked');
+      await sleep(200); // the rebuild judging the answer
       const kept = await org.app.ward.oidfTrustChain();
       assert.ok(kept, 'the chain held is kept');
       assert.equal(forgedStatus, 1, 'the status was asked, and its answer judged');
@@ -142,6 +146,9 @@ for (const backend of BACKENDS) {
       // Nor does an unsigned one.
       unsigned = true;
       clock.advance(MINUTE);
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
+      await eventually(() => forgedStatus === 2 || undefined, 'the status asked again');
+      await sleep(200);
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
       assert.equal(forgedStatus, 2);
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
@@ -151,6 +158,9 @@ for (const backend of BACKENDS) {
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       assert.equal((await revoke(sovereign, org)).status, 200);
       clock.advance(6 * MINUTE);
+      // The chain held is still valid: served while the rebuild learns of the revocation, none after.
+      await org.app.ward.oidfTrustChain();
+      await eventually(() => org.app.ward.parentLink.revoked(), 'the revocation confirmed');
       assert.equal(await org.app.ward.oidfTrustChain(), undefined);
       assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null });
       // Stored like a revocation the old path confirms: every instance and a restart see it.
