@@ -6,9 +6,9 @@
  * fallback goes with the grant in phase 4 of the migration. A registry its parent revoked accepts none.
  *
  * A token naming the parent but signed by a key the chain held does not state for it (the parent has
- * just rotated) is judged with the chain held, so refused this time, and has the chain rebuilt in the
- * background (at most once per 10 s, ./own-trust-chain.ts): the parent's next token verifies with the
- * key the rebuilt chain names, within seconds rather than when the chain was next due.
+ * just rotated) has the chain rebuilt (at most once per 10 s, ./own-trust-chain.ts) and is judged with
+ * the rebuilt chain when that comes within a second, else with the chain held (refused this time; the
+ * parent's next token verifies), rather than when the chain was next due.
  */
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { RegistryServices } from '../services.ts';
@@ -20,10 +20,12 @@ export async function federationTokenIssuer(ward: Pick<RegistryServices, 'parent
   if (ward.parentLink.revoked()) return undefined;
   const chain = await ward.oidfTrustChain();
   const superior = chain ? superiorInChain(chain) : undefined;
-  if (superior) {
-    if (token !== undefined && signedByUnstatedKey(token, superior)) void ward.oidfTrustChain({ because: 'superior-key-unknown' });
-    return { id: superior.id, jwks: superior.jwks };
+  if (superior && token !== undefined && signedByUnstatedKey(token, superior)) {
+    const rebuilt = await ward.oidfTrustChain({ because: 'superior-key-unknown' });
+    const now = rebuilt ? superiorInChain(rebuilt) : undefined;
+    if (now) return { id: now.id, jwks: now.jwks };
   }
+  if (superior) return { id: superior.id, jwks: superior.jwks };
   const granted = ward.parentLink.parent();
   return granted ? { id: granted.id, jwks: { keys: granted.jwks.keys as PublishedJwk[] } } : undefined;
 }

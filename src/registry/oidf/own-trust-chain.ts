@@ -35,14 +35,18 @@ const RETRY_MS = 10_000;
 /** The first retry while the superior does not name the current key yet; doubling up to {@link RETRY_MS}. */
 const UNNAMED_RETRY_MS = 1000;
 const MAX_DEPTH = 5;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 /** A hint that the chain may be stale (a superior's token signed by a key it does not name) rebuilds it at most this often. */
 const HINT_MS = 10_000;
+/** The request bringing such a hint waits this long at most for the rebuild (and a quarter of the federation timeout at most). */
+const HINT_WAIT_MS = 1000;
 
 /**
  * Why the chain is asked for, beyond serving it: `start`, a warm-up once the registry listens (built in
  * the background, its failure not backing off the first request); `superior-key-unknown`, a token from
- * the superior signed by a key the chain held does not name (the superior rotated: rebuilt in the
- * background at most once per {@link HINT_MS}; the token itself is judged with the chain held).
+ * the superior signed by a key the chain held does not name (the superior rotated: rebuilt at most once
+ * per {@link HINT_MS}, the request that started it waiting for it up to {@link HINT_WAIT_MS}; others
+ * are served the chain held).
  */
 export type ChainRequest = { because?: 'start' | 'superior-key-unknown' };
 
@@ -129,6 +133,7 @@ export function createOwnTrustChain(
       // A rebuild under way may have read the superior before what the hint reveals (its rotation): one more after it.
       const building = hinted && inFlight ? inFlight.then(() => start()) : start();
       if (!servable(nowMs)) await building;
+      else if (hinted) await Promise.race([building, delay(Math.min(HINT_WAIT_MS, deps.config.REGISTRY_FEDERATION_TIMEOUT_MS / 4))]);
     }
     return valid(deps.clock.now().getTime()) ? held?.chain : undefined;
   };
