@@ -16,6 +16,7 @@ import type { ChildRegistries } from './federation/child-registries.ts';
 import type { FederatedDiscovery } from './federation/federated-discovery.ts';
 import type { ParentLink } from './federation/parent-link.ts';
 import type { SuperiorView } from './oidf/superior-view.ts';
+import type { ChainRequest } from './oidf/own-trust-chain.ts';
 import type { RegistryMetrics } from './operations/registry-metrics.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ComputerUseService } from './computer-use/computer-use-service.ts';
@@ -52,8 +53,8 @@ export type RegistryServices = {
   readonly registryId: string;
   /** The delegation chain from the root down to this registry, and the statements that prove it. */
   trustChain(): { delegationChain: string[]; statements: string[] };
-  /** This registry's OpenID Federation trust chain to the root (oidf/own-trust-chain.ts), when it has one; at the top of a federation its own entity configuration alone (oidf/anchor-trust-chain.ts). */
-  oidfTrustChain(): Promise<string[] | undefined>;
+  /** This registry's OpenID Federation trust chain to the root (oidf/own-trust-chain.ts), when it has one; at the top of a federation its own entity configuration alone (oidf/anchor-trust-chain.ts). `request` says why beyond serving it (a warm-up, a stale-chain hint). */
+  oidfTrustChain(request?: ChainRequest): Promise<string[] | undefined>;
   /** The OIDF trust marks its parent issued about this registry, for its entity configuration. */
   heldTrustMarks(): Promise<TrustMarkEntry[]>;
   /** What this instance learnt from its superior through OIDF: the kids it names, its keys, its last marks (oidf/superior-view.ts). */

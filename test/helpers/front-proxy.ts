@@ -17,10 +17,12 @@ export type FrontProxy = {
   intercept: ((request: IncomingMessage, body: string, response: ServerResponse) => boolean) | undefined;
   /** Every request: method, path and whether a stripped header was dropped from it. */
   seen: Array<{ method: string; url: string; stripped: boolean }>;
+  /** How long each request is held before it is forwarded (a slow network or a slow registry). */
+  delayMs: number;
 };
 
 export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<FrontProxy> {
-  const proxy: FrontProxy = { url: '', target: undefined, strip: [], intercept: undefined, seen: [] };
+  const proxy: FrontProxy = { url: '', target: undefined, strip: [], intercept: undefined, seen: [], delayMs: 0 };
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -31,16 +33,21 @@ export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<Fr
       for (const name of proxy.strip) delete headers[name];
       proxy.seen.push({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', stripped });
       if (proxy.intercept?.(incoming, body.toString('utf8'), response)) return;
-      if (!proxy.target) {
+      const target = proxy.target;
+      if (!target) {
         response.writeHead(502).end();
         return;
       }
-      const upstream = request(new URL(incoming.url ?? '/', proxy.target), { method: incoming.method, headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      upstream.on('error', () => response.writeHead(502).end());
-      upstream.end(body);
+      const forward = () => {
+        const upstream = request(new URL(incoming.url ?? '/', target), { method: incoming.method, headers }, (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        });
+        upstream.on('error', () => response.writeHead(502).end());
+        upstream.end(body);
+      };
+      if (proxy.delayMs > 0) setTimeout(forward, proxy.delayMs);
+      else forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -62,7 +62,14 @@ export async function buildTestRegistry(
   const storage = await openTestStorage(t, backend);
   const config = loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...options.env });
   const app = await buildRegistry({ config, storage, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
-  t.after(() => app.close());
+  t.after(async () => {
+    const closing = app.close();
+    // A background request between registries (an OIDF chain rebuilt behind a request already answered)
+    // may hold a keep-alive connection busy as the test ends: server.close() would then wait out the
+    // 72 s keep-alive timeout after it. The test is over; its connections go.
+    if (app.server.listening) app.server.closeAllConnections();
+    await closing;
+  });
   return {
     app,
     storage,

@@ -34,20 +34,22 @@ export async function rolledOverKeys(row: RegistryRow, jws: string, now: Date): 
   if (claims.iat > nowS + 60 || claims.exp < nowS || claims.exp - claims.iat > 300) return undefined;
   // Ordered to the millisecond: two rotations within a second are still told apart.
   const issuedMs = typeof claims.iat_ms === 'number' && Math.floor(claims.iat_ms / 1000) === claims.iat ? claims.iat_ms : claims.iat * 1000;
-  return acceptedKeys(row, claims.jwks?.keys, issuedMs);
+  return acceptedKeys(row, claims.jwks?.keys, issuedMs, now.getTime());
 }
 
 /**
  * The rules every rollover follows, whatever carried it (the signature was checked by the caller):
  * newer than the last configuration accepted, 1 to 10 public keys whose windows can be read (an
  * unreadable window would make every statement about the child malformed), and no key's end later
- * than the one this registry holds. Undefined when the offer is refused.
+ * than the one this registry holds. Undefined when the offer is refused. The issue time recorded is
+ * never later than `nowMs`: a configuration dated ahead (inside the skew the carriers allow) would
+ * otherwise refuse the child's next configurations until that time came (docs/decisions.md 100).
  */
-export function acceptedKeys(row: RegistryRow, offered: unknown, issuedMs: number): KeyUpdate | undefined {
+export function acceptedKeys(row: RegistryRow, offered: unknown, issuedMs: number, nowMs: number): KeyUpdate | undefined {
   if (!(issuedMs > row.entity_iat)) return undefined;
   if (!Array.isArray(offered) || offered.length === 0 || offered.length > 10) return undefined;
   if (offered.some((key) => typeof key !== 'object' || key === null || hasPrivateKeyMaterial(key as Record<string, unknown>) || unreadableWindowMember(key) !== undefined)) return undefined;
-  return { keys: keepEarlierEnds(offered as Record<string, unknown>[], row.jwks.keys), iat: issuedMs };
+  return { keys: keepEarlierEnds(offered as Record<string, unknown>[], row.jwks.keys), iat: Math.min(issuedMs, nowMs) };
 }
 
 /**

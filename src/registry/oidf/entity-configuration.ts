@@ -98,7 +98,9 @@ export async function trustMarkIssuers(deps: Pick<OidfDeps, 'config' | 'baseUrl'
 /**
  * The entity configuration (`typ: entity-statement+jwt`), signed with the registry's current key, or,
  * while its superior's statement does not name that key yet, with a key the superior names (a key
- * rollover: ./superior-view.ts).
+ * rollover: ./superior-view.ts). It expires no later than the signing key's `not_after`: a
+ * configuration outliving the key that signs it would stand, in chains and bundles, after the key
+ * left the JWKS it must verify with (docs/decisions.md 99).
  */
 export async function signEntityConfiguration(
   deps: ConfigurationDeps & Pick<OidfDeps, 'heldTrustMarks' | 'superiorView'> & Partial<Pick<OidfDeps, 'activeChildren'>>,
@@ -109,5 +111,8 @@ export async function signEntityConfiguration(
   await deps.signer.refreshIfStale();
   const now = deps.clock.now();
   const kid = configurationKid(deps.signer, deps.superiorView?.namedKids, now);
-  return signWithKid(deps.signer, entityConfigurationClaims(deps, now, trustMarks, issuers), ENTITY_STATEMENT_TYP, kid);
+  const claims = entityConfigurationClaims(deps, now, trustMarks, issuers);
+  const notAfter = deps.signer.publishedKeys().find((key) => key.kid === kid)?.not_after;
+  if (notAfter) claims.exp = Math.min(claims.exp, Math.floor(Date.parse(notAfter) / 1000));
+  return signWithKid(deps.signer, claims, ENTITY_STATEMENT_TYP, kid);
 }

@@ -9,7 +9,11 @@
  * rotated, or issued a new statement), soon (from {@link UNNAMED_RETRY_MS}) while the superior's
  * statement does not name the key this registry signs with (a rollover under way: the superior takes
  * the new key from the configuration, ./subordinate-rollover.ts), and at most once per
- * {@link RETRY_MS} while a superior fails; a chain that expired is never served.
+ * {@link RETRY_MS} while a superior fails (a backoff for the key it was tried with: a rotation ends
+ * it); a chain that expired is never served. A request waits for a rebuild only when nothing valid is
+ * held or the chain held was built for another signing key (bundles signed with the new key would not
+ * verify with it); otherwise it is served the chain held while one rebuild runs in the background, so
+ * the authentication path (a parent's federation token) never waits for the superiors.
  *
  * Building it is also how this registry hears from its superior: what a valid chain states about the
  * superior (the kids it names, its keys, status endpoint and verified mark) is stored in the superior
@@ -34,6 +38,20 @@ const RETRY_MS = 10_000;
 /** The first retry while the superior does not name the current key yet; doubling up to {@link RETRY_MS}. */
 const UNNAMED_RETRY_MS = 1000;
 const MAX_DEPTH = 5;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/** A hint that the chain may be stale (a superior's token signed by a key it does not name) rebuilds it at most this often. */
+const HINT_MS = 10_000;
+/** The request bringing such a hint waits this long at most for the rebuild (and a quarter of the federation timeout at most). */
+const HINT_WAIT_MS = 1000;
+
+/**
+ * Why the chain is asked for, beyond serving it: `start`, a warm-up once the registry listens (built in
+ * the background, its failure not backing off the first request); `superior-key-unknown`, a token from
+ * the superior signed by a key the chain held does not name (the superior rotated: rebuilt at most once
+ * per {@link HINT_MS}, the request that started it waiting for it up to {@link HINT_WAIT_MS}; others
+ * are served the chain held).
+ */
+export type ChainRequest = { because?: 'start' | 'superior-key-unknown' };
 
 type Log = (message: string, error?: unknown) => void;
 
@@ -55,28 +73,37 @@ export function createOwnTrustChain(
     confirmRevoked?(superiorRegistryId: string | undefined): Promise<void>;
   },
   log: (message: string, error?: unknown) => void = () => {},
-): () => Promise<string[] | undefined> {
+): (request?: ChainRequest) => Promise<string[] | undefined> {
   let held: Held | undefined;
   let retryAt = 0;
+  /** The signing key the backoff is for: once this registry signs with another (a rotation), it no longer holds. */
+  let retryKid: string | undefined;
   let unnamedRetries = 0;
+  let hintedAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<void> | undefined;
+  let warming: Promise<void> | undefined;
 
   const due = (nowMs: number) =>
     !held || !held.named || held.kid !== deps.signer.kid || held.grant !== deps.grantVersion() || nowMs >= (held.iat + (held.exp - held.iat) / 3) * 1000;
 
-  async function refresh(): Promise<void> {
+  async function refresh(warmUp: boolean): Promise<void> {
+    const kid = deps.signer.kid;
     try {
       const grant = deps.grantVersion();
-      const kid = deps.signer.kid;
       const { chain, named } = await buildChain(deps, async (superiorRegistryId) => deps.confirmRevoked?.(superiorRegistryId), log);
       const claims = chain.map((jwt) => decodeJwt(jwt));
       const iat = Math.max(...claims.map((c) => c.iat as number));
+      // A rollover under way: ask again soon, then less often while the superior does not take the key (counted per key).
+      unnamedRetries = named ? 0 : (held?.kid === kid ? unnamedRetries : 0) + 1;
       held = { chain, iat, exp: Math.min(...claims.map((c) => c.exp as number)), kid, grant, named };
-      // A rollover under way: ask again soon, then less often while the superior does not take the key.
-      unnamedRetries = named ? 0 : unnamedRetries + 1;
       retryAt = named ? 0 : deps.clock.now().getTime() + Math.min(RETRY_MS, UNNAMED_RETRY_MS * 2 ** (unnamedRetries - 1));
+      retryKid = kid;
     } catch (error) {
-      retryAt = deps.clock.now().getTime() + RETRY_MS;
+      // Nobody waited for a warm-up: the first request tries again rather than finding a backoff.
+      if (!warmUp || error instanceof RevokedBySuperior) {
+        retryAt = deps.clock.now().getTime() + RETRY_MS;
+        retryKid = kid;
+      }
       if (error instanceof RevokedBySuperior) {
         held = undefined;
         log(`${error.message}: confirmed by the signed status of its trust mark`);
@@ -84,16 +111,36 @@ export function createOwnTrustChain(
     }
   }
 
-  return async () => {
+  /** One rebuild at a time (single flight): a request meanwhile joins it or is served the chain held. */
+  const start = (warmUp = false) =>
+    (inFlight ??= refresh(warmUp).finally(() => {
+      inFlight = undefined;
+      warming = undefined;
+    }));
+  const valid = (nowMs: number) => held !== undefined && held.exp * 1000 > nowMs;
+  // A chain held for this key serves while the next is built; one for another key (a rotation) is waited past.
+  const servable = (nowMs: number) => valid(nowMs) && held?.kid === deps.signer.kid;
+
+  return async (request = {}) => {
     if (!parentEntityId(deps) || deps.revoked?.()) return undefined;
-    const nowMs = deps.clock.now().getTime();
-    if (due(nowMs) && nowMs >= retryAt) {
-      inFlight ??= refresh().finally(() => {
-        inFlight = undefined;
-      });
-      await inFlight;
+    if (request.because === 'start') {
+      if (!held && !inFlight) warming = start(true);
+      return undefined;
     }
-    return held && held.exp * 1000 > deps.clock.now().getTime() ? held.chain : undefined;
+    // A warm-up under way is joined; had it failed, the rules below try again at once.
+    if (warming) await warming;
+    const nowMs = deps.clock.now().getTime();
+    // A hint is rate-limited on its own, and passes a backoff: a rebuild that raced the superior's rotation may have left one.
+    const hinted = request.because === 'superior-key-unknown' && nowMs - hintedAt >= HINT_MS;
+    const backingOff = !hinted && nowMs < retryAt && retryKid === deps.signer.kid;
+    if ((due(nowMs) || hinted) && !backingOff) {
+      if (hinted) hintedAt = nowMs;
+      // A rebuild under way may have read the superior before what the hint reveals (its rotation): one more after it.
+      const building = hinted && inFlight ? inFlight.then(() => start()) : start();
+      if (!servable(nowMs)) await building;
+      else if (hinted) await Promise.race([building, delay(Math.min(HINT_WAIT_MS, deps.config.REGISTRY_FEDERATION_TIMEOUT_MS / 4))]);
+    }
+    return valid(deps.clock.now().getTime()) ? held?.chain : undefined;
   };
 }
 

@@ -204,7 +204,12 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
   );
   // At the top of a federation the chain is the registry's own configuration alone (oidf/anchor-trust-chain.ts).
   const anchorChain = createAnchorTrustChain({ config, clock, signer, registryId, baseUrl, heldTrustMarks, activeChildren: () => childRegistries.activeChildren() }, warn);
-  const oidfTrustChain = config.REGISTRY_PARENT_URL ? ownChain : anchorChain;
+  const oidfTrustChain: RegistryServices['oidfTrustChain'] = config.REGISTRY_PARENT_URL ? ownChain : anchorChain;
+  // Built once in the background as the registry starts listening (after the address is fixed, the hook
+  // above): the first federated request after a start finds a chain rather than waiting for the superiors.
+  app.addHook('onListen', async () => {
+    void oidfTrustChain({ because: 'start' });
+  });
   const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
   return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, superiorView, oidfTrustChain, agentTrustMarks: agentMarks };
 }

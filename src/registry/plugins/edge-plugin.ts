@@ -93,7 +93,7 @@ async function registerCallerChecks(app: FastifyInstance): Promise<Pick<Registry
     config,
     apiKeys,
     ...withTokens(createTokenAuthenticator(config, redis ? { redis } : {})),
-    federation: { isToken: isFederationToken, verify: async (token) => verifyFederationToken(token, await federationTokenIssuer(app.ward), registryId, clock.now()) },
+    federation: { isToken: isFederationToken, verify: async (token) => verifyFederationToken(token, await federationTokenIssuer(app.ward, token), registryId, clock.now()) },
   });
   // Shared buckets in Redis when several instances serve the same keys (docs/operations.md).
   const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();

@@ -4,6 +4,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';
 import { delegate, refreshAfterRevocation, registrationBody, rootAnchor, startRegistry, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 const codes = (result: { errors: Array<{ code: string }> }) => [...new Set(result.errors.map((e) => e.code))].sort();
 
@@ -225,6 +226,12 @@ for (const backend of BACKENDS) {
       assert.equal((await verifyTrustBundle(before, anchor)).valid, true, 'signed before the rotation, still verifies');
       assert.ok(await sovereign.app.ward.parentLink.refresh());
       await org.app.ward.parentLink.refresh();
+      // The organisation's OIDF chain, still valid, is served while it is rebuilt in the background (the
+      // grant changed): bundles carry the chain up to the root's new key once that rebuild is in.
+      await eventually(async () => {
+        const chain = await org.app.ward.oidfTrustChain();
+        return chain && decodeProtectedHeader(chain.at(-1) as string).kid === rotated.body.key_id ? true : undefined;
+      }, "the organisation's chain up to the root's new key");
       const after = await bundleOf(org, agent.agent_id);
       assert.equal(decodeProtectedHeader(after.statements[0]).kid, rotated.body.key_id, 'the new key signs from now on');
       assert.equal((await verifyTrustBundle(after, anchor)).valid, true);

@@ -18,6 +18,8 @@ import { rootAnchor, type RunningRegistry } from '../../helpers/federation.ts';
 import { MINUTE, movableClock, proxiedTiers, revoke, wardFederationOff } from '../../helpers/proxied-tiers.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function bundleOf(registry: RunningRegistry, subject: string): Promise<SignedTrustBundle> {
   const answer = await registry.call({ method: 'GET', url: `/v1/trust/bundle?subject=${encodeURIComponent(subject)}` });
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -99,7 +101,10 @@ for (const backend of BACKENDS) {
         }
         return false;
       };
-      clock.advance(6 * MINUTE); // a third of the statements' life: the chain is rebuilt
+      clock.advance(6 * MINUTE); // a third of the statements' life: the chain is rebuilt, in the background (the valid one served meanwhile)
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is served while the next is built');
+      await eventually(() => forgedStatus === 1 || undefined, 'the status asked');
+      await sleep(200); // the rebuild judging the answer
       const kept = await org.app.ward.oidfTrustChain();
       assert.ok(kept, 'the chain held is kept');
       assert.equal(forgedStatus, 1, 'the status was asked, and its answer judged');
@@ -107,6 +112,9 @@ for (const backend of BACKENDS) {
       // Nor does an unsigned one.
       unsigned = true;
       clock.advance(MINUTE);
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
+      await eventually(() => forgedStatus === 2 || undefined, 'the status asked again');
+      await sleep(200);
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
       assert.equal(forgedStatus, 2);
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
@@ -117,6 +125,9 @@ for (const backend of BACKENDS) {
       assert.equal((await revoke(sovereign, org)).status, 200);
       // Noticed long after: the last mark held has expired by now, and its status still says revoked.
       clock.advance(20 * MINUTE);
+      // The chain held has expired too: the next ask rebuilds, learns of the revocation, and serves none.
+      await org.app.ward.oidfTrustChain();
+      await eventually(() => org.app.ward.parentLink.revoked(), 'the revocation confirmed');
       assert.equal(await org.app.ward.oidfTrustChain(), undefined);
       assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null });
       // Stored like a revocation the old path confirms: every instance and a restart see it.

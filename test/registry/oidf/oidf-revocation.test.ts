@@ -14,6 +14,7 @@ import { ENTITY_STATEMENT_TYP } from '../../../src/contract/openid-federation.ts
 import { buildRegistry } from '../../../src/registry/app.ts';
 import { readFederationState } from '../../../src/registry/storage/stores/federation-state-store.ts';
 import { eventually } from '../../helpers/eventually.ts';
+import type { RegistryServices } from '../../../src/registry/services.ts';
 import type { RunningRegistry } from '../../helpers/federation.ts';
 import { answerError, MINUTE, movableClock, proxiedTiers, revoke, wardFederationOff } from '../../helpers/proxied-tiers.ts';
 import { BACKENDS, writeHeaders } from '../../helpers/registry.ts';
@@ -28,6 +29,18 @@ async function twinOf(t: { after(fn: () => unknown): void }, registry: RunningRe
   const twin = await buildRegistry({ config: { ...registry.app.ward.config, REGISTRY_PUBLIC_URL: registry.baseUrl }, storage: registry.storage, clock, logger: false });
   t.after(() => twin.close());
   return twin;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Asks for the chain until the revocation is confirmed (a rebuild runs in the background while a valid
+ * chain is held), then finds none served.
+ */
+async function confirmedRevoked(ward: RegistryServices): Promise<void> {
+  const revoked = await eventually(async () => (await ward.oidfTrustChain(), ward.parentLink.revoked()), 'the revocation to be confirmed');
+  assert.ok(revoked);
+  assert.equal(await ward.oidfTrustChain(), undefined);
 }
 
 for (const backend of BACKENDS) {
@@ -67,8 +80,11 @@ for (const backend of BACKENDS) {
         if (request.url?.startsWith('/v1/oidf/fetch')) return answerError(response, 404, 'not_found');
         return false;
       };
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept (the rebuild runs in the background)');
+      await eventually(() => (asked === 1 ? true : undefined), 'the status of the mark kept (the organisation’s own) to be asked');
+      await sleep(200); // its answer judged
+      assert.equal(asked, 1);
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept');
-      assert.equal(asked, 1, 'the status of the mark kept (the organisation’s own) was asked');
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
       assert.equal(await storedRevocation(org), undefined);
       assert.ok(!JSON.stringify(configuration.trust_marks ?? []).includes(previous), 'its configuration does not carry a mark about another registry either');
@@ -82,8 +98,8 @@ for (const backend of BACKENDS) {
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       assert.equal((await revoke(sovereign, org)).status, 200);
       clock.advance(6 * MINUTE);
-      assert.equal(await org.app.ward.oidfTrustChain(), undefined);
-      assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null });
+      await confirmedRevoked(org.app.ward);
+      assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null }, 'through OpenID Federation: the status carries no reason');
       await eventually(() => twin.ward.parentLink.revoked(), 'the twin to learn of the revocation', 20_000, 250);
       assert.deepEqual(twin.ward.parentLink.revoked(), { reason: null });
     });
@@ -96,12 +112,16 @@ for (const backend of BACKENDS) {
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       assert.equal((await revoke(root, sovereign)).status, 200);
       clock.advance(6 * MINUTE);
-      assert.equal(await sovereign.app.ward.oidfTrustChain(), undefined);
-      assert.ok(sovereign.app.ward.parentLink.revoked(), 'the sovereign learnt its own revocation');
+      await confirmedRevoked(sovereign.app.ward);
       // It now answers not_found about the organisation, and revoked for every mark it issued.
       const statusAsked = () => proxy.seen.filter((request) => request.url.startsWith('/v1/oidf/trust-mark-status')).length;
       const before = statusAsked();
+      const fetches = () => proxy.seen.filter((request) => request.url.startsWith('/v1/oidf/fetch')).length;
+      const fetchesBefore = fetches();
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept until it expires');
+      await eventually(() => (fetches() > fetchesBefore ? true : undefined), 'the rebuild to ask the sovereign');
+      await sleep(300); // the rebuild judging the refusal
+      assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
       assert.equal(org.app.ward.parentLink.revoked(), undefined, 'the organisation is not revoked: its superior is');
       assert.equal(await storedRevocation(org), undefined);
       assert.equal(statusAsked(), before, 'nothing to confirm: the sovereign itself no longer stands');
@@ -118,8 +138,8 @@ for (const backend of BACKENDS) {
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       assert.equal((await revoke(sovereign, org)).status, 200);
       clock.advance(6 * MINUTE);
-      assert.equal(await org.app.ward.oidfTrustChain(), undefined);
-      assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null });
+      await confirmedRevoked(org.app.ward);
+      assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null }, 'through OpenID Federation: the status carries no reason');
     });
 
     test('a forged sovereign configuration with keys of its own, and a stale genuine status, confirm nothing', async (t) => {
@@ -161,16 +181,20 @@ for (const backend of BACKENDS) {
       };
       clock.advance(6 * MINUTE);
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept');
+      await eventually(() => (forgedStatus === 1 ? true : undefined), 'the forged status to be asked');
+      await sleep(200); // its answer judged
       assert.equal(forgedStatus, 1, 'the status was asked (at the endpoint the last valid chain named), and its answer judged');
       assert.equal(decodeProtectedHeader(await sign({}, TRUST_MARK_STATUS_TYP)).jwk, undefined, 'the forged status offers no key: the header check passes');
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
 
       // A genuine "revoked", signed by the sovereign, but six minutes old: it confirms nothing now.
       let iatOffset = -6 * MINUTE;
+      let staleAsked = 0;
       proxy.intercept = (request, body, response) => {
         if (wardFederationOff(request, response)) return true;
         if (request.url?.startsWith('/v1/oidf/fetch')) return answerError(response, 404, 'not_found');
         if (request.url?.startsWith('/v1/oidf/trust-mark-status')) {
+          staleAsked += 1;
           const claims = { iss: proxy.url, trust_mark: new URLSearchParams(body).get('trust_mark'), status: 'revoked', iat: seconds(new Date(clock.now().getTime() + iatOffset)) };
           void sovereign.app.ward.signer.sign(claims, TRUST_MARK_STATUS_TYP).then((jwt) => response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(jwt));
           return true;
@@ -179,13 +203,15 @@ for (const backend of BACKENDS) {
       };
       clock.advance(MINUTE);
       assert.ok(await org.app.ward.oidfTrustChain());
+      await eventually(() => (staleAsked > 0 ? true : undefined), 'the stale status to be asked');
+      await sleep(200); // its answer judged
       assert.equal(org.app.ward.parentLink.revoked(), undefined, 'a status older than five minutes does not revoke');
       assert.equal(await storedRevocation(org), undefined);
       // The same answer, fresh, does: the test tells the two apart.
       iatOffset = 0;
       clock.advance(11_000);
-      assert.equal(await org.app.ward.oidfTrustChain(), undefined);
-      assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null });
+      await confirmedRevoked(org.app.ward);
+      assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null }, 'through OpenID Federation: the status carries no reason');
     });
 
     test('what the organisation learnt is stored: an instance started after its revocation confirms it, and the other learns it', async (t) => {
