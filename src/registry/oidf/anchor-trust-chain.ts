@@ -11,6 +11,7 @@ import { signEntityConfiguration } from './entity-configuration.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 
 const RESIGN_MS = 60_000;
+const RETRY_MS = 10_000;
 
 type AnchorDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'registryId' | 'baseUrl' | 'heldTrustMarks' | 'activeChildren'>;
 
@@ -18,12 +19,18 @@ type AnchorDeps = Pick<OidfDeps, 'config' | 'clock' | 'signer' | 'registryId' | 
 export function createAnchorTrustChain(deps: AnchorDeps, log: (message: string, error?: unknown) => void = () => {}): () => Promise<string[] | undefined> {
   let held: { chain: string[]; signedAt: number; kid: string; exp: number } | undefined;
   let inFlight: Promise<void> | undefined;
+  /** After a failed signing (or one already expired: the key lapsed, renewal failing), none before this. */
+  let retryAt = 0;
 
   async function sign(): Promise<void> {
     try {
       const configuration = await signEntityConfiguration(deps);
-      held = { chain: [configuration], signedAt: deps.clock.now().getTime(), kid: deps.signer.kid, exp: (decodeJwt(configuration).exp as number) * 1000 };
+      const signedAt = deps.clock.now().getTime();
+      held = { chain: [configuration], signedAt, kid: deps.signer.kid, exp: (decodeJwt(configuration).exp as number) * 1000 };
+      // A configuration expires with its key: one born expired would be signed again on every request.
+      if (held.exp <= signedAt) retryAt = signedAt + RETRY_MS;
     } catch (error) {
+      retryAt = deps.clock.now().getTime() + RETRY_MS;
       log('signing the entity configuration for trust bundles failed', error);
     }
   }
@@ -37,8 +44,9 @@ export function createAnchorTrustChain(deps: AnchorDeps, log: (message: string, 
     const nowMs = deps.clock.now().getTime();
     // Another key signs now, or none is held: wait for the new one. A minute-old one is still good
     // for most of its hour, so it is served while the next is signed.
-    if (!held || held.kid !== deps.signer.kid || held.exp <= nowMs) await start();
-    else if (nowMs - held.signedAt >= RESIGN_MS) void start();
+    if (!held || held.kid !== deps.signer.kid || held.exp <= nowMs) {
+      if (nowMs >= retryAt || held?.kid !== deps.signer.kid) await start();
+    } else if (nowMs - held.signedAt >= RESIGN_MS) void start();
     return held && held.exp > deps.clock.now().getTime() ? held.chain : undefined;
   };
 }

@@ -104,7 +104,7 @@ export async function createRegistryServices(
     onRotated: () => {
       federation.parentLink.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'refreshing the delegation after renewal failed'));
       // And the OIDF chain: building it has the superior read the configuration offering the new key.
-      void federation.oidfTrustChain();
+      federation.oidfTrustChain().catch((error: unknown) => app.log.warn({ err: error }, 'rebuilding the OpenID Federation chain after renewal failed'));
     },
   });
   const services: RegistryServices = {
@@ -208,7 +208,7 @@ async function createFederation(app: FastifyInstance, base: ServiceFoundation, i
   // Built once in the background as the registry starts listening (after the address is fixed, the hook
   // above): the first federated request after a start finds a chain rather than waiting for the superiors.
   app.addHook('onListen', async () => {
-    void oidfTrustChain({ because: 'start' });
+    oidfTrustChain({ because: 'start' }).catch((error: unknown) => app.log.warn({ err: error }, 'building the OpenID Federation chain at start failed'));
   });
   const agentMarks: RegistryServices['agentTrustMarks'] = (record) => agentTrustMarks({ config, clock, signer, baseUrl }, record);
   return { parentLink, trustChain, childRegistries, federatedDiscovery, heldTrustMarks, superiorView, oidfTrustChain, agentTrustMarks: agentMarks };

@@ -107,7 +107,7 @@ export const trustRoutes = registryRoutePlugin('ward-trust-routes', async (app) 
         // The parent's statements must name the new key before bundles signed with it can verify.
         ward.parentLink.refresh().catch((error: unknown) => request.log.warn({ err: error }, 'refreshing the delegation after rotation failed'));
         // So must its superior's OIDF statement: building the chain has the superior read the configuration offering the key.
-        void ward.oidfTrustChain();
+        ward.oidfTrustChain().catch((error: unknown) => request.log.warn({ err: error }, 'rebuilding the OpenID Federation chain after rotation failed'));
       }
       return sendOutcome(reply, outcome);
     },
