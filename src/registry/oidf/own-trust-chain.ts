@@ -4,7 +4,9 @@
  * each superior's subordinate statement about the entity below it, read from the superiors' fetch
  * endpoints up the `authority_hints`, and the top entity's configuration. The chain is validated
  * (OIDF §10.2, the top's keys as its own configuration states them: the verifier pins the root's keys
- * itself) before it is served. It is rebuilt when a third of its earliest statement's life has passed,
+ * itself) before it is served, and only when its top is the trust anchor pinned here (trust on first
+ * use, then key continuity: ./trust-anchor-pin.ts, docs/decisions.md 101); a chain that fails the pin
+ * is refused like a failing superior (the chain held serves until it expires, nothing is learnt). It is rebuilt when a third of its earliest statement's life has passed,
  * when this registry signs with another key (a rotation), when its Ward grant changed (a superior
  * rotated, or issued a new statement), soon (from {@link UNNAMED_RETRY_MS}) while the superior's
  * statement does not name the key this registry signs with (a rollover under way: the superior takes
@@ -33,6 +35,7 @@ import type { OidfDeps } from './oidf-deps.ts';
 import { revocationBySuperior } from './superior-revocation.ts';
 import { verifiedSuperiorMark } from './parent-trust-marks.ts';
 import type { SuperiorKeys, SuperiorView } from './superior-view.ts';
+import { checkTrustAnchorPin, pinOf } from './trust-anchor-pin.ts';
 
 const RETRY_MS = 10_000;
 /** The first retry while the superior does not name the current key yet; doubling up to {@link RETRY_MS}. */
@@ -188,6 +191,8 @@ async function buildChain(deps: ChainDeps, onRevoked: (superiorRegistryId: strin
   const climbed = await climb(deps, ownEntityId(deps), parentId);
   if ('refusedBy' in climbed) return checkRevocation(deps, climbed.refusedBy, onRevoked);
   const { statements, first, top } = climbed;
+  // Before anything is taken from this round: a top that is not the pinned anchor is no chain at all.
+  await checkTrustAnchorPin(deps.superiorView.anchor, top, deps.clock.now());
   await learnNamedKids(deps, statements[0] as string, first);
   const chain = [await signEntityConfiguration(deps), ...statements, top.jwt];
   const valid = await validateTrustChain(chain, top.claims.sub, undefined, deps.clock.now());
@@ -199,8 +204,8 @@ async function buildChain(deps: ChainDeps, onRevoked: (superiorRegistryId: strin
 /**
  * What a valid chain states about the superior, stored for every instance (./superior-view.ts): its keys
  * (the statement above it, or its own configuration at the top), its status endpoint (from its
- * configuration, once that verifies with those keys), the kids it names for this registry, and the
- * marks this registry's configuration carried that verify with those keys.
+ * configuration, once that verifies with those keys), the kids it names for this registry, the
+ * marks this registry's configuration carried that verify with those keys, and the top's keys (the pin).
  */
 async function learnFromValidChain(deps: ChainDeps, valid: ValidTrustChain, superior: Fetched, log: Log): Promise<void> {
   const now = deps.clock.now();
@@ -214,7 +219,7 @@ async function learnFromValidChain(deps: ChainDeps, valid: ValidTrustChain, supe
   }
   const kids = deps.superiorView.namedKids;
   await deps.superiorView
-    .learn({ superior: known, marks, ...(kids ? { namedKids: kids } : {}) })
+    .learn({ superior: known, marks, anchor: pinOf(valid.statements[valid.statements.length - 1] as EntityStatementClaims), ...(kids ? { namedKids: kids } : {}) })
     .catch((error: unknown) => log('storing what the superior stated failed', error));
 }
 
@@ -231,7 +236,8 @@ async function learnNamedKids(deps: ChainDeps, statement: string, superior: Fetc
 
 /**
  * A `not_found` from the superior about this registry: a revocation only while the superior itself still
- * stands (its own chain to the top is read and validates in this same round, or it is the top), and once
+ * stands (its own chain to the top is read and validates in this same round, or it is the top; either
+ * way that top must be the pinned trust anchor, docs/decisions.md 101), and once
  * the signed status of its mark confirms it (docs/decisions.md 92, 97). A superior its own superior
  * refuses answers `not_found` and `revoked` about everything below it: that is its revocation, not this
  * registry's, whose chain simply cannot be built now.
@@ -244,13 +250,21 @@ async function checkRevocation(deps: ChainDeps, superior: Fetched, onRevoked: (s
       throw new Error(`${refused}, but its own chain cannot be built, so it is no revocation of this registry: ${error instanceof Error ? error.message : String(error)}`);
     });
     if ('refusedBy' in above) throw new Error(`${refused}, but ${above.refusedBy.id} refuses ${superior.id} itself: no revocation of this registry`);
+    await pinned(deps, above.top, refused);
     await validateTrustChain([superior.jwt, ...above.statements, above.top.jwt], above.top.claims.sub, undefined, deps.clock.now()).catch((error: unknown) => {
       throw new Error(`${refused}, but its own chain does not validate, so it is no revocation of this registry: ${error instanceof Error ? error.message : String(error)}`);
     });
-  }
+  } else await pinned(deps, superior, refused);
   const check = await revocationBySuperior(deps, deps.superiorView, superior.id, deps.superiorView.superior?.statusEndpoint);
   if (!check.revoked) throw new Error(`${refused}, which proves nothing: ${check.why}`);
   const registryId = (superior.claims.metadata?.ward_registry as { registry_id?: unknown } | undefined)?.registry_id;
   await onRevoked(typeof registryId === 'string' ? registryId : undefined);
   throw new RevokedBySuperior(`${superior.id} revoked this registry`);
+}
+
+/** The pin checked for the top a refusal's chain ends at: a refusal from under another top proves nothing. */
+async function pinned(deps: ChainDeps, top: Fetched, refused: string): Promise<void> {
+  await checkTrustAnchorPin(deps.superiorView.anchor, top, deps.clock.now()).catch((error: unknown) => {
+    throw new Error(`${refused}, but ${error instanceof Error ? error.message : String(error)}: no revocation of this registry`);
+  });
 }

@@ -8,6 +8,8 @@
  * - the superior's keys and trust mark status endpoint as the last chain that validated states them,
  *   with which a signed refusal is checked (never with keys from the same answer:
  *   ./superior-revocation.ts);
+ * - the trust anchor pinned at the top of the chain: its entity identifier and keys, taken from the
+ *   first chain that validated and followed by key continuity (./trust-anchor-pin.ts);
  * - the last mark of each registry type the superior issued about this registry, verified with those
  *   keys, kept after the superior stops issuing it, so its status can still be asked
  *   (./parent-trust-marks.ts).
@@ -15,7 +17,7 @@
  * It is stored with the federation state (`superior`), written when a chain validates or a verified
  * mark arrives, read at start and re-read every few seconds while used, so that every instance behind a
  * load balancer signs its configuration with a key the superior names, and an instance started after
- * its parent revoked it can still confirm that (docs/decisions.md 91, 92, 98).
+ * its parent revoked it can still confirm that (docs/decisions.md 91, 92, 98, 101).
  */
 import { decodeProtectedHeader } from 'jose';
 import type { Clock } from '../../core/clock.ts';
@@ -23,6 +25,7 @@ import type { PublishedJwk } from '../../core/crypto/key-set.ts';
 import type { Storage } from '../storage/database.ts';
 import { readFederationState, writeFederationState } from '../storage/stores/federation-state-store.ts';
 import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { TrustAnchorPin } from './trust-anchor-pin.ts';
 
 /** The name the view is stored under (federation state; the parent link's grant is `delegation`). */
 export const SUPERIOR_STATE_NAME = 'superior';
@@ -39,6 +42,8 @@ export type SuperiorLearning = {
   superior: SuperiorKeys | undefined;
   /** The last trust mark the superior issued about this registry, by type (registry marks only), verified. */
   marks: Readonly<Record<string, string>>;
+  /** The top of the chain, pinned when the first chain validated and followed by continuity (./trust-anchor-pin.ts). */
+  anchor: TrustAnchorPin | undefined;
 };
 
 type Stored = SuperiorLearning & { parent_url: string; learnt_at: string };
@@ -47,6 +52,7 @@ export type SuperiorView = {
   readonly namedKids: readonly string[] | undefined;
   readonly superior: SuperiorKeys | undefined;
   readonly marks: ReadonlyMap<string, string>;
+  readonly anchor: TrustAnchorPin | undefined;
   /** The kids a statement read in this round names (before its chain validated): used to sign, not stored. */
   noteNamedKids(kids: readonly string[]): void;
   /** Records what a validated chain (or a verified mark) taught, for every instance and a restart. */
@@ -57,7 +63,7 @@ type ViewDeps = { storage: Pick<Storage, 'db'> | undefined; parentUrl: string | 
 
 /** The view, read from storage now and kept current from it. */
 export async function createSuperiorView(deps: ViewDeps): Promise<SuperiorView> {
-  let held: SuperiorLearning = { namedKids: undefined, superior: undefined, marks: {} };
+  let held: SuperiorLearning = { namedKids: undefined, superior: undefined, marks: {}, anchor: undefined };
   let learntAt = '';
   let readAt = Date.now();
   let marks = new Map<string, string>();
@@ -67,7 +73,7 @@ export async function createSuperiorView(deps: ViewDeps): Promise<SuperiorView> 
     const stored = await readFederationState<Stored>(deps.storage.db, SUPERIOR_STATE_NAME);
     // After a change of parent what was learnt is about another superior; and only what is newer counts.
     if (!stored || stored.parent_url !== deps.parentUrl || stored.learnt_at <= learntAt) return;
-    held = { namedKids: stored.namedKids ?? undefined, superior: stored.superior ?? undefined, marks: stored.marks ?? {} };
+    held = { namedKids: stored.namedKids ?? undefined, superior: stored.superior ?? undefined, marks: stored.marks ?? {}, anchor: stored.anchor ?? undefined };
     marks = new Map(Object.entries(held.marks));
     learntAt = stored.learnt_at;
   };
@@ -90,6 +96,10 @@ export async function createSuperiorView(deps: ViewDeps): Promise<SuperiorView> 
     get marks() {
       keepCurrent();
       return marks;
+    },
+    get anchor() {
+      keepCurrent();
+      return held.anchor;
     },
     noteNamedKids(kids) {
       held = { ...held, namedKids: [...kids] };

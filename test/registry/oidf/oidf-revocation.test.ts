@@ -7,6 +7,7 @@
 // stands behind a proxy on its public address; Ward's own federation endpoints are off there, so only
 // OIDF can carry what is tested. Real registries on loopback, on each backend.
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { TRUST_MARK_STATUS_MEDIA_TYPE, TRUST_MARK_STATUS_TYP, TRUST_MARK_TYP } from '../../../src/contract/oidf-trust-marks.ts';
@@ -142,7 +143,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(org.app.ward.parentLink.revoked(), { reason: null }, 'through OpenID Federation: the status carries no reason');
     });
 
-    test('a forged sovereign configuration with keys of its own, and a stale genuine status, confirm nothing', async (t) => {
+    test('a forged sovereign configuration with keys of its own is not the pinned anchor, and a stale genuine status confirms nothing', async (t) => {
       const clock = movableClock();
       const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
       assert.ok(await org.app.ward.oidfTrustChain());
@@ -153,10 +154,12 @@ for (const backend of BACKENDS) {
       const jwk = { ...(await exportJWK(publicKey)), kid: 'middlebox', alg: 'ES256', use: 'sig' };
       const sign = (claims: Record<string, unknown>, typ: string) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ, kid: 'middlebox' }).sign(privateKey);
       let forgedStatus = 0;
+      let forgedServed = 0;
       proxy.intercept = (request, body, response) => {
         if (wardFederationOff(request, response)) return true;
         if (request.url?.startsWith('/v1/oidf/fetch')) return answerError(response, 404, 'not_found');
         if (request.url === '/.well-known/openid-federation') {
+          forgedServed += 1;
           const { authority_hints: _hints, ...claims } = real;
           const metadata = real.metadata as { federation_entity: Record<string, unknown> };
           const forged = {
@@ -181,9 +184,10 @@ for (const backend of BACKENDS) {
       };
       clock.advance(6 * MINUTE);
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept');
-      await eventually(() => (forgedStatus === 1 ? true : undefined), 'the forged status to be asked');
-      await sleep(200); // its answer judged
-      assert.equal(forgedStatus, 1, 'the status was asked (at the endpoint the last valid chain named), and its answer judged');
+      await eventually(() => (forgedServed > 0 ? true : undefined), 'the forged configuration to be read');
+      await sleep(200); // the refusal judged
+      // The forged top is not the pinned trust anchor (the root): the refusal proves nothing, no status is asked (decision 101).
+      assert.equal(forgedStatus, 0, 'a refusal under another top than the pinned anchor asks no status');
       assert.equal(decodeProtectedHeader(await sign({}, TRUST_MARK_STATUS_TYP)).jwk, undefined, 'the forged status offers no key: the header check passes');
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
 
@@ -257,6 +261,91 @@ for (const backend of BACKENDS) {
         const served = await twin.inject({ method: 'GET', url: '/.well-known/openid-federation' });
         return decodeProtectedHeader(served.body).kid === k2 ? true : undefined;
       }, 'the twin to sign with the new key once the sovereign names it', 30_000, 250);
+    });
+    test('a middlebox standing in as the top with a statement of its own is refused by the pin: nothing learnt, then its refusal and "revoked" confirm nothing', async (t) => {
+      const clock = movableClock();
+      const { root, sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const held = await org.app.ward.oidfTrustChain();
+      assert.ok(held);
+      type Stored = { superior?: { keys: { kid?: string }[] }; anchor?: { entityId: string; keys: { kid?: string }[] } };
+      const before = await readFederationState<Stored>(org.storage.db, 'superior');
+      assert.equal(before?.anchor?.entityId, root.baseUrl, 'the first chain pinned the root');
+      const real = decodeJwt((await sovereign.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body);
+      const orgConfiguration = decodeJwt((await org.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body);
+      const { privateKey, publicKey } = await generateKeyPair('ES256');
+      const jwk = { ...(await exportJWK(publicKey)), kid: 'middlebox', alg: 'ES256', use: 'sig' };
+      const sign = (claims: Record<string, unknown>, typ: string) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ, kid: 'middlebox' }).sign(privateKey);
+      const entityStatement = (response: ServerResponse, claims: Record<string, unknown>) =>
+        void sign(claims, ENTITY_STATEMENT_TYP).then((jwt) => response.writeHead(200, { 'content-type': 'application/entity-statement+jwt' }).end(jwt));
+      const { authority_hints: _hints, ...claims } = real;
+      const forgedTop = () => ({ ...claims, iat: seconds(clock.now()), exp: seconds(clock.now()) + 3600, jwks: { keys: [jwk] } });
+      // Round one: the forged top, and its own statement about the organisation (the organisation's keys, correct claims).
+      let statementsServed = 0;
+      proxy.intercept = (request, _body, response) => {
+        if (wardFederationOff(request, response)) return true;
+        if (request.url === '/.well-known/openid-federation') return (entityStatement(response, forgedTop()), true);
+        if (request.url?.startsWith('/v1/oidf/fetch')) {
+          statementsServed += 1;
+          entityStatement(response, { iss: real.iss, sub: orgConfiguration.sub, iat: seconds(clock.now()), exp: seconds(clock.now()) + 3600, jwks: orgConfiguration.jwks });
+          return true;
+        }
+        return false;
+      };
+      clock.advance(6 * MINUTE);
+      assert.deepEqual(await org.app.ward.oidfTrustChain(), held, 'the chain held is served');
+      await eventually(() => (statementsServed > 0 ? true : undefined), 'the forged statement to be read');
+      await sleep(200); // the round judged
+      assert.deepEqual(await org.app.ward.oidfTrustChain(), held, 'the forged chain is refused: the held one still serves');
+      const after = await readFederationState<Stored>(org.storage.db, 'superior');
+      assert.deepEqual(after?.anchor, before?.anchor, 'the pin is unchanged');
+      assert.deepEqual(after?.superior, before?.superior, "nothing of the middlebox's was learnt");
+      assert.ok(!JSON.stringify(after).includes('middlebox'));
+      // Round two: a refusal, and a fresh "revoked" signed by the middlebox at every status endpoint.
+      let forgedStatus = 0;
+      let refusals = 0;
+      proxy.intercept = (request, body, response) => {
+        if (wardFederationOff(request, response)) return true;
+        if (request.url === '/.well-known/openid-federation') return (entityStatement(response, forgedTop()), true);
+        if (request.url?.startsWith('/v1/oidf/fetch')) return ((refusals += 1), answerError(response, 404, 'not_found'));
+        if (request.url?.startsWith('/v1/oidf/trust-mark-status')) {
+          forgedStatus += 1;
+          const trustMark = new URLSearchParams(body).get('trust_mark');
+          void sign({ iss: proxy.url, trust_mark: trustMark, status: 'revoked', iat: seconds(clock.now()) }, TRUST_MARK_STATUS_TYP).then((jwt) =>
+            response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(jwt),
+          );
+          return true;
+        }
+        return false;
+      };
+      clock.advance(MINUTE);
+      await org.app.ward.oidfTrustChain();
+      await eventually(() => (refusals > 0 ? true : undefined), 'the forged refusal to be read');
+      await sleep(200);
+      assert.equal(forgedStatus, 0, 'no status is asked for a refusal under another top');
+      assert.equal(org.app.ward.parentLink.revoked(), undefined);
+      assert.equal(await storedRevocation(org), undefined);
+    });
+
+    test("a key rotation at the root keeps the organisation's chain: the pin follows the root's new key", async (t) => {
+      const clock = movableClock();
+      const { root, org, proxy } = await proxiedTiers(t, backend, { clock });
+      assert.ok(await org.app.ward.oidfTrustChain());
+      proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
+      const oldKid = root.app.ward.signer.kid;
+      const rotated = await root.call({ method: 'POST', url: '/v1/trust/keys/rotate', headers: writeHeaders(), payload: { retire_after_seconds: 3600 } });
+      assert.equal(rotated.status, 201);
+      const newKid = rotated.body.key_id as string;
+      assert.notEqual(newKid, oldKid);
+      clock.advance(6 * MINUTE);
+      const chain = await eventually(async () => {
+        const served = await org.app.ward.oidfTrustChain();
+        const top = served?.at(-1);
+        return top && decodeProtectedHeader(top).kid === newKid ? served : undefined;
+      }, 'a chain whose top the root signed with its new key', 30_000, 250);
+      assert.ok(chain);
+      const stored = await readFederationState<{ anchor?: { entityId: string; keys: { kid?: string }[] } }>(org.storage.db, 'superior');
+      assert.equal(stored?.anchor?.entityId, root.baseUrl);
+      assert.ok(stored?.anchor?.keys.some((key) => key.kid === newKid), 'the pin holds the new key');
     });
   });
 }
