@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { BUNDLE_TYP, type SignedTrustBundle } from '../../src/contract/trust-bundle.ts';
 import type { TestContext } from 'node:test';
 import type { Clock } from '../../src/core/clock.ts';
 import type { Backend } from '../../src/registry/storage/database.ts';
@@ -71,4 +73,17 @@ export async function refreshAfterRevocation(child: RunningRegistry): Promise<bo
     if (!(await child.app.ward.parentLink.refresh())) return false;
   }
   return true;
+}
+
+/** `registry`'s trust bundle about `subject` (200 asserted). */
+export async function trustBundleOf(registry: RunningRegistry, subject: string): Promise<SignedTrustBundle> {
+  const answer = await registry.call({ method: 'GET', url: `/v1/trust/bundle?subject=${encodeURIComponent(subject)}` });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body;
+}
+
+/** The bundle as `issuer` would sign it with `changes` (its own key: a genuine bundle of another shape). */
+export async function resignedBundle(issuer: RunningRegistry, bundle: SignedTrustBundle, changes: Partial<SignedTrustBundle>): Promise<SignedTrustBundle> {
+  const { signed_bundle: _old, ...fields } = { ...bundle, ...changes };
+  return { ...fields, signed_bundle: await issuer.app.ward.signer.sign(fields, BUNDLE_TYP) };
 }

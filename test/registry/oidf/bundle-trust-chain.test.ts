@@ -6,27 +6,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { BUNDLE_TYP, type SignedTrustBundle } from '../../../src/contract/trust-bundle.ts';
+import type { SignedTrustBundle } from '../../../src/contract/trust-bundle.ts';
 import { TRUST_CHAIN_STEP, verifyTrustBundle, type BundleVerification } from '../../../src/client/trust/bundle-verifier.ts';
 import { eventually } from '../../helpers/eventually.ts';
-import { rootAnchor, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
+import { rootAnchor, threeTiers, type RunningRegistry, trustBundleOf as bundleOf, resignedBundle as resigned } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
 import { makeCertificate } from '../trust/fixtures.ts';
 
 const codes = (result: BundleVerification) => result.errors.map((error) => error.code);
 const chainStep = (result: BundleVerification) => result.steps.find((step) => step.name === TRUST_CHAIN_STEP);
-
-async function bundleOf(registry: RunningRegistry, subject: string): Promise<SignedTrustBundle> {
-  const answer = await registry.call({ method: 'GET', url: `/v1/trust/bundle?subject=${encodeURIComponent(subject)}` });
-  assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  return answer.body;
-}
-
-/** The bundle as the issuer would sign it with `changes` (its own key: a genuine bundle of another shape). */
-async function resigned(issuer: RunningRegistry, bundle: SignedTrustBundle, changes: Partial<SignedTrustBundle>): Promise<SignedTrustBundle> {
-  const { signed_bundle: _old, ...fields } = { ...bundle, ...changes };
-  return { ...fields, signed_bundle: await issuer.app.ward.signer.sign(fields, BUNDLE_TYP) };
-}
 
 /** The OIDF-only form of `bundle`: no delegation statements, the chain alone proves the issuer. */
 const oidfOnly = (issuer: RunningRegistry, bundle: SignedTrustBundle) => resigned(issuer, bundle, { statements: [], delegation_chain: [issuer.id] });

@@ -10,9 +10,9 @@ import { describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { ENTITY_STATEMENT_TYP } from '../../../src/contract/openid-federation.ts';
 import { TRUST_MARK_TYP } from '../../../src/contract/oidf-trust-marks.ts';
-import { BUNDLE_TYP, type SignedTrustBundle } from '../../../src/contract/trust-bundle.ts';
+import type { SignedTrustBundle } from '../../../src/contract/trust-bundle.ts';
 import { TRUST_MARKS_STEP, TRUST_MARK_STATUS_STEP, verifyTrustBundle, type BundleVerification } from '../../../src/client/trust/bundle-verifier.ts';
-import { rootAnchor, threeTiers, type RunningRegistry } from '../../helpers/federation.ts';
+import { rootAnchor, threeTiers, type RunningRegistry, trustBundleOf as bundleOf, resignedBundle as resigned } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 import { makeCertificate } from '../trust/fixtures.ts';
 
@@ -22,18 +22,6 @@ const ONLINE = { online: {} };
 
 const codes = (result: BundleVerification) => result.errors.map((error) => error.code);
 const stepOf = (result: BundleVerification, name: string) => result.steps.find((step) => step.name === name);
-
-async function bundleOf(registry: RunningRegistry, subject: string): Promise<SignedTrustBundle> {
-  const answer = await registry.call({ method: 'GET', url: `/v1/trust/bundle?subject=${encodeURIComponent(subject)}` });
-  assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  return answer.body;
-}
-
-/** The bundle as the issuer would sign it with `changes`. */
-async function resigned(issuer: RunningRegistry, bundle: SignedTrustBundle, changes: Partial<SignedTrustBundle>): Promise<SignedTrustBundle> {
-  const { signed_bundle: _old, ...fields } = { ...bundle, ...changes };
-  return { ...fields, signed_bundle: await issuer.app.ward.signer.sign(fields, BUNDLE_TYP) };
-}
 
 /** The bundle's chain with its statement at `index` re-signed by `signer` after `change` (a genuine statement of another content). */
 async function withStatement(bundle: SignedTrustBundle, index: number, signer: RunningRegistry, change: (claims: Record<string, any>) => void): Promise<string[]> {

@@ -32,6 +32,15 @@ async function twinOf(t: { after(fn: () => unknown): void }, registry: RunningRe
   return twin;
 }
 
+/** Answers a status request with a fresh `revoked` about the mark asked, signed by `sign` (a middlebox's own key). */
+function answerRevoked(response: ServerResponse, body: string, sign: (claims: Record<string, unknown>, typ: string) => Promise<string>, iss: string, now: Date): true {
+  const trustMark = new URLSearchParams(body).get('trust_mark');
+  void sign({ iss, trust_mark: trustMark, status: 'revoked', iat: seconds(now) }, TRUST_MARK_STATUS_TYP).then((jwt) =>
+    response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(jwt),
+  );
+  return true;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -174,11 +183,7 @@ for (const backend of BACKENDS) {
         }
         if (request.url?.startsWith('/v1/oidf/trust-mark-status') || request.url?.startsWith('/forged/status')) {
           forgedStatus += 1;
-          const trustMark = new URLSearchParams(body).get('trust_mark');
-          void sign({ iss: proxy.url, trust_mark: trustMark, status: 'revoked', iat: seconds(clock.now()) }, TRUST_MARK_STATUS_TYP).then((jwt) =>
-            response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(jwt),
-          );
-          return true;
+          return answerRevoked(response, body, sign, proxy.url, clock.now());
         }
         return false;
       };
@@ -309,11 +314,7 @@ for (const backend of BACKENDS) {
         if (request.url?.startsWith('/v1/oidf/fetch')) return ((refusals += 1), answerError(response, 404, 'not_found'));
         if (request.url?.startsWith('/v1/oidf/trust-mark-status')) {
           forgedStatus += 1;
-          const trustMark = new URLSearchParams(body).get('trust_mark');
-          void sign({ iss: proxy.url, trust_mark: trustMark, status: 'revoked', iat: seconds(clock.now()) }, TRUST_MARK_STATUS_TYP).then((jwt) =>
-            response.writeHead(200, { 'content-type': TRUST_MARK_STATUS_MEDIA_TYPE }).end(jwt),
-          );
-          return true;
+          return answerRevoked(response, body, sign, proxy.url, clock.now());
         }
         return false;
       };
