@@ -23,6 +23,7 @@ const run = `${process.pid}`;
 const BASE = options.base ?? `localhost/ward-base:node24-ci-${run}`;
 const IMAGE = `localhost/ward:${pkg.version}-ci-${run}`;
 const DATABASE_URL = process.env.IMAGE_TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const REDIS_URL = process.env.IMAGE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SCHEMA = `ward_image_${run}`;
 const READY_DEADLINE_MS = 120_000;
 const started = Date.now();
@@ -33,6 +34,11 @@ const report: string[] = [];
 const say = (line: string) => console.log(`image:test: ${line}`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * A port free on loopback now. The containers share the host's network (they reach its PostgreSQL on
+ * 127.0.0.1), so another process may take it before the container binds it: startServer then tries
+ * again with another.
+ */
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -41,25 +47,41 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Every container runs as Kubernetes would run it: read-only root, /tmp included, on the host's loopback. */
+/**
+ * Every container runs as Kubernetes runs it (deploy/kubernetes): read-only root, /tmp included, on the
+ * host's loopback. `NO_DATA` leaves out the volume the image declares, as a pod that mounts none.
+ */
 const RUN = ['run', '--network', 'host', '--read-only', '--read-only-tmpfs=false', '--health-interval', 'disable'];
+const NO_DATA = ['--image-volume', 'ignore'];
 
-/** Starts `ward <args>` in the background and waits for its /readyz; answers the time from `podman run`. */
-async function startServer(podman: Podman, name: string, url: string, flags: string[], args: string[] = []): Promise<number> {
+type Started = { url: string; readyMs: number };
+
+/**
+ * Starts `ward <args>` in the background on a free port (`flags(port)` sets it) and waits for its
+ * /readyz; answers its URL and the time from `podman run` to ready. A port taken meanwhile (the
+ * container stops with EADDRINUSE) is tried again with another, up to three times.
+ */
+async function startServer(podman: Podman, name: string, flags: (port: number) => string[], args: string[] = []): Promise<Started> {
   containers.push(name);
-  const t0 = Date.now();
-  podman([...RUN, '-d', '--name', name, ...flags, IMAGE, ...args]);
-  let checkedAt = 0;
-  const alive = () => {
-    if (Date.now() - checkedAt < 1000) return true;
-    checkedAt = Date.now();
-    return podman(['inspect', '--format', '{{.State.Running}}', name]).trim() === 'true';
-  };
-  try {
-    return await waitUntilReady(url, t0, READY_DEADLINE_MS, alive);
-  } catch (error) {
-    const logs = podman.try(['logs', name]);
-    throw new Error(`${(error as Error).message}\n--- podman logs ${name}:\n${logs.stdout}${logs.stderr}`, { cause: error });
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    podman.try(['rm', '--force', name]);
+    const t0 = Date.now();
+    podman([...RUN, '-d', '--name', name, ...flags(port), IMAGE, ...args]);
+    let checkedAt = 0;
+    const alive = () => {
+      if (Date.now() - checkedAt < 1000) return true;
+      checkedAt = Date.now();
+      return podman(['inspect', '--format', '{{.State.Running}}', name]).trim() === 'true';
+    };
+    try {
+      return { url, readyMs: await waitUntilReady(url, t0, READY_DEADLINE_MS, alive) };
+    } catch (error) {
+      const logs = podman.try(['logs', name]);
+      if (attempt < 3 && /EADDRINUSE/.test(logs.stdout + logs.stderr)) continue;
+      throw new Error(`${(error as Error).message}\n--- podman logs ${name}:\n${logs.stdout}${logs.stderr}`, { cause: error });
+    }
   }
 }
 
@@ -94,46 +116,52 @@ async function sqliteRun(podman: Podman): Promise<void> {
   const volume = `ward-ci-${run}-data`;
   volumes.push(volume);
   podman(['volume', 'create', volume]);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const flags = ['-v', `${volume}:/var/lib/ward`, '-e', 'REGISTRY_HOST=127.0.0.1', '-e', `REGISTRY_PORT=${port}`];
-  const ready = await startServer(podman, `ward-ci-${run}-sqlite`, url, flags);
-  report.push(`run → ready, SQLite, first start (new database, new signing key): ${seconds(ready)}`);
+  const flags = (port: number) => ['-v', `${volume}:/var/lib/ward`, '-e', 'REGISTRY_HOST=127.0.0.1', '-e', `REGISTRY_PORT=${port}`];
+  const { url, readyMs } = await startServer(podman, `ward-ci-${run}-sqlite`, flags);
+  report.push(`run → ready, SQLite, first start (new database, new signing key): ${seconds(readyMs)}`);
   const { checks, registered } = await registryChecks(url);
   for (const check of checks) say(`  ${check.name}: ${check.detail}`);
   containerChecks(podman, `ward-ci-${run}-sqlite`, '/var/lib/ward');
   await consoleAndGateway(podman, url);
   report.push(`SIGTERM → exited 0: ${seconds(stop(podman, `ward-ci-${run}-sqlite`))}`);
-  const again = await startServer(podman, `ward-ci-${run}-sqlite-again`, url, flags, ['registry']);
-  report.push(`run → ready, SQLite, restart on the same volume: ${seconds(again)}`);
-  const kept = await stillRegistered(url, registered);
+  const again = await startServer(podman, `ward-ci-${run}-sqlite-again`, flags, ['registry']);
+  report.push(`run → ready, SQLite, restart on the same volume: ${seconds(again.readyMs)}`);
+  const kept = await stillRegistered(again.url, registered);
   say(`  ${kept.name}, on the same volume: ${kept.detail}`);
   stop(podman, `ward-ci-${run}-sqlite-again`);
 }
 
 async function consoleAndGateway(podman: Podman, registryUrl: string): Promise<void> {
-  const consolePort = await freePort();
-  await startServer(podman, `ward-ci-${run}-console`, `http://127.0.0.1:${consolePort}`, ['-e', `CONSOLE_PORT=${consolePort}`, '-e', `REGISTRY_URL=${registryUrl}`], ['console']);
+  // As console.yaml: no volume at all.
+  await startServer(podman, `ward-ci-${run}-console`, (port) => [...NO_DATA, '-e', `CONSOLE_PORT=${port}`, '-e', `REGISTRY_URL=${registryUrl}`], ['console']);
   containerChecks(podman, `ward-ci-${run}-console`, null);
-  const gatewayPort = await freePort();
-  await startServer(podman, `ward-ci-${run}-gateway`, `http://127.0.0.1:${gatewayPort}`, ['-e', `GATEWAY_PORT=${gatewayPort}`, '-e', `REGISTRY_URL=${registryUrl}`], ['gateway']);
-  containerChecks(podman, `ward-ci-${run}-gateway`, '/var/lib/ward');
+  // As gateway.yaml: its own volume at MESH_DATA_DIR only.
+  const mesh = ['-v', '/var/lib/ward/mesh', '-e', 'MESH_DATA_DIR=/var/lib/ward/mesh'];
+  const gateway = await startServer(podman, `ward-ci-${run}-gateway`, (port) => [...NO_DATA, ...mesh, '-e', `GATEWAY_PORT=${port}`], ['gateway']);
+  containerChecks(podman, `ward-ci-${run}-gateway`, '/var/lib/ward/mesh');
+  // Reading an agent's card starts the agent, a child process of the gateway, in the same read-only container.
+  const card = await fetch(`${gateway.url}/rpc/consent/.well-known/agent-card.json`, { signal: AbortSignal.timeout(30_000) });
+  const body = (await card.json()) as { name?: string };
+  if (card.status !== 200 || !body.name) throw new Error(`the gateway's consent agent card: ${card.status} ${JSON.stringify(body)}\n${podman.try(['logs', `ward-ci-${run}-gateway`]).stdout}`);
+  say(`  the gateway started its consent agent in the container: card "${body.name}"`);
   stop(podman, `ward-ci-${run}-console`);
   stop(podman, `ward-ci-${run}-gateway`);
   say('  the console and the gateway from the same image: ready, healthy, stopped by SIGTERM with status 0');
 }
 
 async function postgresRun(podman: Podman): Promise<void> {
-  say(`the registry on PostgreSQL (schema ${SCHEMA}), after \`ward migrate\` from the same image`);
-  const env = ['-e', `DATABASE_URL=${DATABASE_URL}`, '-e', `DATABASE_SCHEMA=${SCHEMA}`];
-  containers.push(`ward-ci-${run}-migrate`);
-  const migrated = podman([...RUN, '--name', `ward-ci-${run}-migrate`, ...env, IMAGE, 'migrate']);
+  say(`the registry on PostgreSQL (schema ${SCHEMA}) and Redis, after \`ward migrate\` from the same image`);
+  const env = ['-e', `DATABASE_URL=${DATABASE_URL}`, '-e', `DATABASE_SCHEMA=${SCHEMA}`, '-e', `REDIS_URL=${REDIS_URL}`];
+  // As the ward-migrate Job: no volume.
+  containers.push(`ward-ci-${run}-migrate`, `ward-ci-${run}-keys`);
+  const migrated = podman([...RUN, ...NO_DATA, '--name', `ward-ci-${run}-migrate`, ...env, IMAGE, 'migrate']);
   say(`  ward migrate: ${migrated.trim().split('\n').pop()}`);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const key = JSON.parse(podman([...RUN, ...NO_DATA, '--name', `ward-ci-${run}-keys`, ...env, IMAGE, 'keys', 'create', '--org', 'image-check', '--scopes', 'registry:read,registry:admin'])) as { key?: string; key_id?: string };
+  if (!key.key_id) throw new Error(`ward keys create printed no key_id: ${JSON.stringify(key)}`);
+  say(`  ward keys create: API key ${key.key_id} made offline from the image`);
   const name = `ward-ci-${run}-postgres`;
-  const ready = await startServer(podman, name, url, [...env, '-e', 'REGISTRY_HOST=127.0.0.1', '-e', `REGISTRY_PORT=${port}`], ['registry']);
-  report.push(`run → ready, PostgreSQL (migrated): ${seconds(ready)}`);
+  const { url, readyMs } = await startServer(podman, name, (port) => [...env, '-e', 'REGISTRY_HOST=127.0.0.1', '-e', `REGISTRY_PORT=${port}`], ['registry']);
+  report.push(`run → ready, PostgreSQL (migrated): ${seconds(readyMs)}`);
   for (const check of (await registryChecks(url)).checks) say(`  ${check.name}: ${check.detail}`);
   containerChecks(podman, name, '/var/lib/ward');
   stop(podman, name);
@@ -194,7 +222,6 @@ async function main(): Promise<number> {
     await sqliteRun(podman);
     await postgresRun(podman);
     say('PASS');
-    for (const line of [...report, `whole run: ${seconds(Date.now() - started)}`]) say(`  ${line}`);
     return 0;
   } catch (error) {
     say(`FAIL: ${(error as Error).stack ?? String(error)}`);
@@ -202,6 +229,7 @@ async function main(): Promise<number> {
   } finally {
     cleanUp(podman);
     await dropSchema().catch((error: unknown) => say(`could not drop the schema ${SCHEMA}: ${(error as Error).message}`));
+    for (const line of [...report, `the whole run, clean-up included: ${seconds(Date.now() - started)}`]) say(`  ${line}`);
   }
 }
 
