@@ -18,7 +18,26 @@ type ImageConfig = {
   Healthcheck?: { Test?: string[] };
 };
 
-type Lockfile = { packages: Record<string, { dev?: boolean; name?: string }> };
+export type Lockfile = { packages: Record<string, { dev?: boolean; name?: string }> };
+export type PackageJson = { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+
+/**
+ * What is wrong with an image's node_modules (the package folders installed, as `node_modules/a`,
+ * `node_modules/a/node_modules/b`): a package the lockfile marks dev, one it does not list, a
+ * production dependency missing, a devDependency present. Empty when it is the production set.
+ */
+export function packageProblems(installed: readonly string[], lock: Lockfile, pkg: PackageJson): string[] {
+  const problems: string[] = [];
+  const dev = installed.filter((path) => lock.packages[path]?.dev === true);
+  if (dev.length > 0) problems.push(`dev dependencies in the image's node_modules: ${dev.join(', ')}`);
+  const unknown = installed.filter((path) => !lock.packages[path]);
+  if (unknown.length > 0) problems.push(`packages in the image that package-lock.json does not list: ${unknown.join(', ')}`);
+  const missing = Object.keys(pkg.dependencies).filter((name) => !installed.includes(`node_modules/${name}`));
+  if (missing.length > 0) problems.push(`production dependencies missing from the image: ${missing.join(', ')}`);
+  const devDirect = Object.keys(pkg.devDependencies).filter((name) => installed.includes(`node_modules/${name}`));
+  if (devDirect.length > 0) problems.push(`devDependencies in the image: ${devDirect.join(', ')}`);
+  return problems;
+}
 
 /** Lists, inside the image, /app, every package folder under /app/node_modules, and whether npm is there. */
 const LIST_SCRIPT = `
@@ -63,15 +82,9 @@ export function inspectImage(podman: Podman, image: string, base: string, expect
   if (listed.app.join(' ') !== APP_FILES.join(' ')) throw new Error(`/app holds ${listed.app.join(', ')}; expected only ${APP_FILES.join(', ')}`);
   if (listed.npm.length > 0) throw new Error(`npm is in the runtime image: ${listed.npm.join(', ')}`);
   const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-  const dev = listed.packages.filter((path) => lock.packages[path]?.dev === true);
-  if (dev.length > 0) throw new Error(`dev dependencies in the image's node_modules: ${dev.join(', ')}`);
-  const unknown = listed.packages.filter((path) => !lock.packages[path]);
-  if (unknown.length > 0) throw new Error(`packages in the image that package-lock.json does not list: ${unknown.join(', ')}`);
-  const missing = Object.keys(pkg.dependencies).filter((name) => !listed.packages.includes(`node_modules/${name}`));
-  if (missing.length > 0) throw new Error(`production dependencies missing from the image: ${missing.join(', ')}`);
-  const devDirect = Object.keys(pkg.devDependencies).filter((name) => listed.packages.includes(`node_modules/${name}`));
-  if (devDirect.length > 0) throw new Error(`devDependencies in the image: ${devDirect.join(', ')}`);
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as PackageJson;
+  const problems = packageProblems(listed.packages, lock, pkg);
+  if (problems.length > 0) throw new Error(problems.join('; '));
 
   const size = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
   return {

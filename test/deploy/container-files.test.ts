@@ -16,6 +16,7 @@ import { ConsoleConfigSchema, loadConsoleConfig } from '../../src/console/consol
 import { ConfigSchema, loadConfig } from '../../src/core/config.ts';
 import { MeshConfigSchema, loadMeshConfig } from '../../src/mesh/mesh-config.ts';
 import { haproxyConfig } from '../../src/service/cluster-up.ts';
+import { packageProblems, type Lockfile, type PackageJson } from '../../scripts/image/image-contents.ts';
 import { DEPLOY, PACKAGE } from '../helpers/deploy-files.ts';
 import { REPO_ROOT } from '../helpers/ward-process.ts';
 
@@ -87,6 +88,19 @@ describe('container files', () => {
     const lines = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').filter((line) => line && !line.startsWith('#'));
     assert.equal(lines[0], '*', 'it starts by leaving everything out');
     assert.deepEqual(lines.slice(1).sort(), ['!bin/', '!deploy/container/healthcheck.ts', '!package-lock.json', '!package.json', '!src/']);
+  });
+
+  test("image:test's node_modules check passes the production set and fails on a dev dependency, a stray or a missing package", () => {
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as PackageJson;
+    // What `npm ci --omit=dev` installs: every lockfile entry not marked dev (optional ones for other platforms aside).
+    const production = Object.entries(lock.packages)
+      .filter(([path, entry]) => path.startsWith('node_modules/') && entry.dev !== true && !(entry as { optional?: boolean }).optional)
+      .map(([path]) => path);
+    assert.deepEqual(packageProblems(production, lock, pkg), []);
+    assert.match(packageProblems([...production, 'node_modules/typescript'], lock, pkg).join('\n'), /dev dependencies in the image's node_modules: node_modules\/typescript/);
+    assert.match(packageProblems([...production, 'node_modules/not-locked'], lock, pkg).join('\n'), /does not list: node_modules\/not-locked/);
+    assert.match(packageProblems(production.filter((path) => path !== 'node_modules/fastify'), lock, pkg).join('\n'), /missing from the image: fastify/);
   });
 
   test('the compose trial: two registries, PostgreSQL, Redis, HAProxy, the gateway and the console, from the one image', () => {
