@@ -6,7 +6,7 @@
 // image. Exits non-zero on any failure; says SKIP (exit 0) only when Podman cannot run containers here.
 // Options: --base <image> builds on that base instead of making one (e.g. the official Node image,
 // where a registry is reachable); --keep keeps the images built.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -200,17 +200,23 @@ async function main(): Promise<number> {
       await buildBaseImage(podman, BASE);
       report.push(`base image made: ${seconds(Date.now() - t0)}`);
     }
+    if (podman.try(['image', 'exists', BASE]).status !== 0) throw new Error(`no base image ${BASE}`);
     const probe = podman.try([...RUN, '--rm', BASE, 'node', '--version']);
     if (probe.status !== 0) {
-      say(`SKIP: Podman cannot run containers on this machine: ${(probe.stderr || probe.stdout).trim()}`);
+      const said = (probe.stderr || probe.stdout).trim();
+      // Only the container runtime refusing (namespaces, cgroups, mounts) is "cannot run containers"; a base without Node is a failure.
+      if (!/OCI runtime|runc|cgroup|namespace|not permitted|permission denied/i.test(said) || /not found|no such file/i.test(said)) throw new Error(`the base ${BASE} does not run node --version: ${said}`);
+      say(`SKIP: Podman cannot run containers on this machine: ${said}`);
       return 0;
     }
     say(`building ${IMAGE} from the Containerfile on ${BASE}`);
     const t0 = Date.now();
     const revision = gitRevision();
     const source = sourceUrl();
-    // The CA of a TLS-inspecting proxy on the way to the npm registry (these machines have one), lent to `npm ci` alone.
-    const secret = process.env.NODE_EXTRA_CA_CERTS ? ['--secret', `id=npm_ca,src=${process.env.NODE_EXTRA_CA_CERTS}`] : [];
+    // The CA of a TLS-inspecting proxy on the way to the npm registry (these machines have one), lent to
+    // `npm ci` alone: Node's extra CAs, else npm's own cafile setting (npm run passes it as npm_config_cafile).
+    const ca = [process.env.NODE_EXTRA_CA_CERTS, process.env.npm_config_cafile].find((file) => file && existsSync(file));
+    const secret = ca ? ['--secret', `id=npm_ca,src=${ca}`] : [];
     await podman.stream(['build', '--format', 'docker', '--network', 'host', '--layers=false', '--file', 'Containerfile', '--build-arg', `BASE_IMAGE=${BASE}`, '--build-arg', `SOURCE_URL=${source}`, '--build-arg', `REVISION=${revision}`, ...secret, '--tag', IMAGE, REPO_ROOT]);
     report.push(`image built: ${seconds(Date.now() - t0)}`);
     const contents = inspectImage(podman, IMAGE, BASE, { version: pkg.version, license: pkg.license, source, revision });
