@@ -191,7 +191,7 @@ async function main(): Promise<number> {
   const podman = createPodman(podmanEnvironment(join(REPO_ROOT, '.tmp', 'podman')));
   process.once('SIGINT', () => {
     cleanUp(podman);
-    process.exit(130);
+    void dropSchema().finally(() => process.exit(130));
   });
   try {
     if (!options.base) {
@@ -217,7 +217,7 @@ async function main(): Promise<number> {
     // `npm ci` alone: Node's extra CAs, else npm's own cafile setting (npm run passes it as npm_config_cafile).
     const ca = [process.env.NODE_EXTRA_CA_CERTS, process.env.npm_config_cafile].find((file) => file && existsSync(file));
     const secret = ca ? ['--secret', `id=npm_ca,src=${ca}`] : [];
-    await podman.stream(['build', '--format', 'docker', '--network', 'host', '--layers=false', '--file', 'Containerfile', '--build-arg', `BASE_IMAGE=${BASE}`, '--build-arg', `SOURCE_URL=${source}`, '--build-arg', `REVISION=${revision}`, ...secret, '--tag', IMAGE, REPO_ROOT]);
+    await podman.stream(['build', '--format', 'docker', '--network', 'host', '--layers=false', '--file', join(REPO_ROOT, 'Containerfile'), '--build-arg', `BASE_IMAGE=${BASE}`, '--build-arg', `SOURCE_URL=${source}`, '--build-arg', `REVISION=${revision}`, ...secret, '--tag', IMAGE, REPO_ROOT]);
     report.push(`image built: ${seconds(Date.now() - t0)}`);
     const contents = inspectImage(podman, IMAGE, BASE, { version: pkg.version, license: pkg.license, source, revision });
     for (const line of contents.lines) say(`  ${line}`);
