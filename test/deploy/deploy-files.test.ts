@@ -3,45 +3,25 @@
  * verify`; the HAProxy configuration passes `haproxy -c` and keeps the settings `ward cluster up`
  * runs with; the Kubernetes layout probes /livez and /readyz, its Services and PodDisruptionBudgets
  * select its pods, its drain outlasts the readiness probe and fits the termination grace, and its
- * ConfigMaps and Secrets load through Ward's own settings parsers (a misspelt or unknown name fails).
+ * ConfigMaps and Secrets load through Ward's own settings parsers (a misspelt or unknown name fails),
+ * and every pod runs the Containerfile's image as its user with a read-only root file system, writing
+ * only to the volumes it mounts at the data paths its settings name.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import { loadConsoleConfig, ConsoleConfigSchema } from '../../src/console/console-config.ts';
 import { ConfigSchema, loadConfig } from '../../src/core/config.ts';
 import { MeshConfigSchema, loadMeshConfig } from '../../src/mesh/mesh-config.ts';
 import { haproxyConfig } from '../../src/service/cluster-up.ts';
-import { REPO_ROOT } from '../helpers/ward-process.ts';
+import { DEPLOY, PACKAGE, manifests, named, podsOf } from '../helpers/deploy-files.ts';
 
-const DEPLOY = join(REPO_ROOT, 'deploy');
 const SYSTEMD_ANALYZE = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find((path) => existsSync(path));
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path));
-
-type Manifest = { kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
-
-function manifests(): Manifest[] {
-  const dir = join(DEPLOY, 'kubernetes');
-  return readdirSync(dir)
-    .filter((file) => file.endsWith('.yaml'))
-    .flatMap((file) =>
-      parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((document) => {
-        assert.deepEqual(document.errors, [], file);
-        return document.toJS() as Manifest;
-      }),
-    );
-}
-
-const named = (all: Manifest[], kind: string, name: string) => {
-  const found = all.find((manifest) => manifest.kind === kind && manifest.metadata.name === name);
-  assert.ok(found, `${kind} ${name}`);
-  return found;
-};
 
 describe('deployment files', () => {
   test('the systemd units pass systemd-analyze verify', { skip: SYSTEMD_ANALYZE ? false : 'systemd-analyze is not installed: the units are not checked' }, (t) => {
@@ -141,6 +121,47 @@ describe('deployment files', () => {
         if (source.configMapRef) named(all, 'ConfigMap', source.configMapRef.name);
         if (source.secretRef) named(all, 'Secret', source.secretRef.name);
       }
+    }
+  });
+
+  test("every pod runs the Containerfile's image, as its non-root user, on a read-only root file system", () => {
+    const all = manifests();
+    const user = Number(readFileSync(join(DEPLOY, '..', 'Containerfile'), 'utf8').match(/^USER (\d+):(\d+)$/m)?.[1]);
+    assert.equal(user, 10001, "the Containerfile's USER");
+    const pods = podsOf(all);
+    assert.deepEqual(pods.map((pod) => pod.name).sort(), ['ward-console', 'ward-gateway', 'ward-migrate', 'ward-registry']);
+    for (const { name, pod } of pods) {
+      assert.equal(pod.securityContext.runAsNonRoot, true, name);
+      assert.equal(pod.securityContext.runAsUser, user, `${name} runs as the image's user`);
+      assert.equal(pod.securityContext.runAsGroup, user, name);
+      for (const container of pod.containers) {
+        // The tag scheme of docs/deployment.md: <registry>/ward:<package.json version>.
+        assert.equal(container.image, `registry.example.org/ward:${PACKAGE.version}`, `${name}: the image of this version`);
+        assert.deepEqual(container.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }, name);
+        assert.ok(['registry', 'gateway', 'console', 'migrate'].includes(container.args[0]), `${name}: ward ${container.args[0]}`);
+      }
+    }
+    assert.deepEqual(named(all, 'Job', 'ward-migrate').spec.template.spec.containers[0].args, ['migrate']);
+    // Each data path a pod's settings name is a mounted volume: the root file system takes no write.
+    const registry = named(all, 'Deployment', 'ward-registry').spec.template.spec.containers[0];
+    const dataDir = registry.env.find((variable: { name: string }) => variable.name === 'REGISTRY_DATA_DIR').value;
+    assert.ok(registry.volumeMounts.some((mount: { mountPath: string }) => mount.mountPath === dataDir), 'the registry mounts REGISTRY_DATA_DIR');
+    const meshDir = named(all, 'ConfigMap', 'ward-gateway-settings').data.MESH_DATA_DIR;
+    assert.ok(named(all, 'Deployment', 'ward-gateway').spec.template.spec.containers[0].volumeMounts.some((mount: { mountPath: string }) => mount.mountPath === meshDir), 'the gateway mounts MESH_DATA_DIR');
+  });
+
+  test('every pod that reads the registry settings mounts the key-encryption key file they name', () => {
+    // The migrate Job read ward-registry-settings, whose REGISTRY_KEY_ENCRYPTION_KEY_FILE it did not mount: `ward migrate` stopped on it.
+    const all = manifests();
+    const file = named(all, 'ConfigMap', 'ward-registry-settings').data.REGISTRY_KEY_ENCRYPTION_KEY_FILE as string;
+    const readers = podsOf(all).filter(({ pod }) => pod.containers[0].envFrom?.some((source: any) => source.configMapRef?.name === 'ward-registry-settings'));
+    assert.deepEqual(readers.map((reader) => reader.name).sort(), ['ward-migrate', 'ward-registry']);
+    for (const { name, pod } of readers) {
+      const mount = pod.containers[0].volumeMounts?.find((candidate: { mountPath: string }) => file.startsWith(`${candidate.mountPath}/`));
+      assert.ok(mount, `${name} mounts ${file}`);
+      const volume = pod.volumes.find((candidate: { name: string }) => candidate.name === mount.name);
+      assert.equal(volume.secret.secretName, 'ward-key-encryption-key', name);
+      assert.ok(file.endsWith(`/${Object.keys(named(all, 'Secret', 'ward-key-encryption-key').stringData)[0]}`), name);
     }
   });
 });
