@@ -252,15 +252,23 @@ function toSignIn(request: FastifyRequest, reply: FastifyReply, reason: string |
 
 /**
  * Only a path on this console, never another site (an open redirect): no control characters or
- * backslashes (browsers drop tabs and read `\` as `/`, so `/\t/evil.example` would leave), and what
- * the URL parser makes of it must stay on this origin.
+ * backslashes (browsers drop tabs and read `\` as `/`, so `/\t/evil.example` would leave); what the
+ * URL parser makes of it must stay on this origin; and the path it resolves to must not begin with
+ * `//`, which a browser reads as another host (`/.//evil.example` resolves to `//evil.example`).
+ * What it returns, given again, comes back unchanged.
  */
 export function safeNext(value: string | undefined): string {
+  const fallback = '/dashboard';
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (!value || !value.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return '/dashboard';
-  const url = new URL(value, 'http://console.invalid');
-  return url.origin === 'http://console.invalid' ? `${url.pathname}${url.search}${url.hash}` : '/dashboard';
+  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  const url = URL.parse(value, CONSOLE_BASE);
+  if (url === null || url.origin !== CONSOLE_BASE) return fallback;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return path.startsWith('/') && !path.startsWith('//') ? path : fallback;
 }
+
+/** The base `next` paths are resolved against: a name no one can own. */
+const CONSOLE_BASE = 'http://console.invalid';
 
 type SignInState = { next: string; notice?: string | undefined; error?: string; problem?: Parameters<typeof Problem>[0]; status?: number };
 
