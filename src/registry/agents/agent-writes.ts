@@ -12,6 +12,7 @@ import type { WriteUnit } from '../storage/write-unit.ts';
 import type { EventType } from '../../contract/event-types.ts';
 import { validateTrustMaterial } from '../trust/trust-validation.ts';
 import { toAgentDocument, type AgentInput } from './agent-document.ts';
+import { endpointUrlProblems, type EndpointUrlPolicy } from './endpoint-urls.ts';
 import type { AgentDocument, AgentRecord, AgentStatus, TrustValidation } from '../../contract/agent-record.ts';
 import { STATUS_ACTIONS, isMutable, nextStatus, type StatusAction } from '../../contract/agent-status.ts';
 import { buildRow, toAgentRecord, UNKNOWN_RANK, withHealth, type StoredDocument } from './agent-records.ts';
@@ -22,9 +23,15 @@ export type TrustContext = {
   knownIssuers: ReadonlyArray<{ iss: string; jwks: { keys: Record<string, unknown>[] } }>;
 };
 
+/** What agent writes check against that comes from the registry's configuration and keys. */
+export type AgentWriteRules = {
+  trustContext: () => TrustContext;
+  endpointUrls: EndpointUrlPolicy;
+};
+
 /** A new agent, active at version 1, its trust material validated. */
 export async function registerAgent(
-  trustContext: () => TrustContext,
+  rules: AgentWriteRules,
   unit: WriteUnit,
   ctx: CallContext,
   input: AgentInput & { jurisdiction: string },
@@ -34,9 +41,10 @@ export async function registerAgent(
   const now = ctx.clock.now();
   const at = now.toISOString();
   const document = toAgentDocument(await claimForCaller(unit, ctx, input));
+  assertPublishable(document, rules);
   const id = newUlid(now.getTime());
   const uri = agentUri(jurisdiction, id);
-  const trust = await validate(trustContext, document, { agent_id: uri, jurisdiction }, now);
+  const trust = await validate(rules.trustContext, document, { agent_id: uri, jurisdiction }, now);
   const row = buildRow(
     { id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at, health_rank: UNKNOWN_RANK },
     { ...document, trust_validation: trust, status_reason: null },
@@ -53,7 +61,7 @@ export async function registerAgent(
  * precondition matched (or `*`); a different version now means a concurrent write won.
  */
 export async function updateAgent(
-  trustContext: () => TrustContext,
+  rules: AgentWriteRules,
   unit: WriteUnit,
   ctx: CallContext,
   change: { id: string; expectedVersion: number | '*'; input: AgentInput },
@@ -65,6 +73,7 @@ export async function updateAgent(
   assertVersion(current, change.expectedVersion);
   const previous = current.record as StoredDocument;
   const document = toAgentDocument(change.input, previous.owner);
+  assertPublishable(document, rules);
   if ((previous.owner.org_id ?? null) !== (document.owner.org_id ?? null)) {
     throw new WardError('VALIDATION_ERROR', 'The owning organisation of an agent cannot change.', {
       errors: [{ in: 'body', pointer: '/owner/org_id', reason: 'must equal the current owner.org_id' }],
@@ -73,7 +82,7 @@ export async function updateAgent(
   await assertNoNameConflict(unit, document, current.id);
   const now = ctx.clock.now();
   const at = now.toISOString();
-  const trust = await validate(trustContext, document, { agent_id: current.agent_uri, jurisdiction: current.jurisdiction }, now);
+  const trust = await validate(rules.trustContext, document, { agent_id: current.agent_uri, jurisdiction: current.jurisdiction }, now);
   // New endpoints make the old health readings meaningless: back to unknown until probed.
   const row = buildRow(
     { ...current, uri: current.agent_uri, version: current.version + 1, updated_at: at, health_rank: UNKNOWN_RANK },
@@ -151,6 +160,15 @@ function emit(unit: WriteUnit, type: EventType, row: AgentRow, data: Record<stri
 function emitTrustOutcome(unit: WriteUnit, row: AgentRow, trust: TrustValidation, at: string) {
   if (trust.state === 'validated') emit(unit, 'agent.trust_validated', row, { level: trust.level }, at);
   else emit(unit, 'agent.trust_failed', row, { error_codes: trust.errors.map((e) => e.code) }, at);
+}
+
+/**
+ * What a record publishes must be safe to show and to follow: its endpoints' URLs of the schemes
+ * their protocols allow (endpoint-urls.ts). Every problem is listed at once, each with its pointer.
+ */
+function assertPublishable(document: AgentDocument, rules: AgentWriteRules): void {
+  const errors = endpointUrlProblems(document.endpoints, rules.endpointUrls).map((problem) => ({ in: 'body', ...problem }));
+  if (errors.length > 0) throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors });
 }
 
 function nameConflict(document: AgentDocument): WardError {
