@@ -10,7 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { auditLedger } from '../../../src/client/ledger-audit.ts';
 import { createRegistryClient } from '../../../src/client/registry-client.ts';
+import { stringify } from 'safe-stable-stringify';
 import { encodeLedgerEntry } from '../../../src/core/ledger-entry.ts';
+import { appendLeaves, hashLeaf, toHex } from '../../../src/core/crypto/merkle.ts';
+import { insertEvents, numberEvents } from '../../../src/registry/storage/stores/event-store.ts';
+import { insertLedgerAppend, readLedgerTree } from '../../../src/registry/storage/stores/ledger-store.ts';
 import { BACKENDS } from '../../helpers/registry.ts';
 import { collectEvents, registerOverHttp, startRegistries, testScope } from '../../helpers/listening.ts';
 
@@ -110,6 +114,38 @@ for (const backend of BACKENDS) {
       // The other events are everyone's: each reader sees the registration.
       const agentEvents = await admin.as(readerA.raw_key).events({ subject: agent });
       assert.ok(agentEvents.ok && agentEvents.body.events.length > 0);
+    });
+    test('a key leaf written before the change (with its key prefix) still verifies beside sealed ones, as the ledger cannot forget it', async (t) => {
+      const scope = testScope(t);
+      const [registry] = await startRegistries(scope, backend);
+      const base = registry!.baseUrl;
+      // As a build before 2026-12-01 wrote a key's creation: the event and its leaf with the data in clear.
+      const old = { key_id: 'key_01JOLDKEY0000000000000000', org_id: 'org-a', tier: 'business', scopes: ['registry:read'], key_prefix: 'rk_OldPrefx' };
+      await registry!.storage.db.transaction().execute(async (tx) => {
+        const events = numberEvents(0, [{ type: 'api_key.created', subject: old.key_id, occurred_at: new Date().toISOString(), data: old }]);
+        await insertEvents(tx, events);
+        const event = events[0]!;
+        const entry = stringify({ seq: event.seq, type: event.type, subject: event.subject, occurred_at: event.occurred_at, data: old }) as string;
+        const leafHash = hashLeaf(new TextEncoder().encode(entry));
+        const tree = await readLedgerTree(tx);
+        const { created } = appendLeaves(tree.peaks, tree.size, [leafHash]);
+        await insertLedgerAppend(tx, {
+          leaves: [{ leaf_index: tree.size, seq: event.seq, leaf_hash: toHex(leafHash), entry, subject: event.subject }],
+          nodes: created.map((node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })),
+        });
+        await tx.updateTable('event_sequence').set({ last_seq: event.seq }).execute();
+      });
+      const admin = createRegistryClient({ baseUrl: base });
+      const created = await admin.createApiKey({ org_id: 'org-a', display_name: 'after the change', tier: 'business', scopes: ['registry:read'] });
+      assert.ok(created.ok, created.ok ? '' : created.text);
+      await registerOverHttp(base, `After both keys ${randomUUID()}`);
+      const entries = await admin.ledgerEntries({ start: 0, limit: 10 });
+      assert.ok(entries.ok);
+      const leaves = entries.body.entries as Array<{ leaf: string }>;
+      assert.match(leaves[0]!.leaf, /"key_prefix":"rk_OldPrefx"/, 'what an older build published stays published');
+      assert.equal(JSON.parse(leaves[1]!.leaf).subject, 'sealed');
+      const report = await auditLedger({ registry: admin, leaves: [0, 1, 2], full: true });
+      assert.ok(report.ok, JSON.stringify(report.checks));
     });
   });
 }
