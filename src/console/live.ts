@@ -10,7 +10,8 @@ import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { formatSseEvent } from '../core/http/server-sent-events.ts';
-import { sendEventStream, sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
+import { endableRelay, sendEventStream, sendStreamEnd, trackLiveStream } from './access/live-streams.ts';
+import { errorEnvelope } from '../core/errors.ts';
 import { credentialRefused, signInAgain } from './pages/page-kit.ts';
 
 const SEQ = /^\d{1,19}$/;
@@ -36,14 +37,19 @@ export function registerLive(app: FastifyInstance): void {
     upstream.on('error', () => upstream.destroy());
     // `ward-open` first: the page script knows the registry's stream is really there (an EventSource's
     // own "open" also fires for a `ward-end` answer).
-    const body = Readable.from(
+    const relay = endableRelay(
       (async function* () {
         yield formatSseEvent({ event: 'ward-open', data: '{}' });
         yield* upstream;
       })(),
     );
-    // In open access there is no session to end; otherwise the stream ends with it (access/live-streams.ts).
-    const untrack = request.viewer.openAccess ? () => undefined : trackLiveStream(request.session.sessionId, () => reply.raw.destroy(), request.liveDeadline);
+    const { body } = relay;
+    // In open access there is no session to end; otherwise the stream ends with it (access/live-streams.ts),
+    // told as a 401: the page reloads into the sign-in form, which says why.
+    const end = () => relay.end(formatSseEvent({ retry: 600_000, event: 'ward-end', data: JSON.stringify({ status: 401, ...errorEnvelope('UNAUTHORIZED', 'Sign in to the console again.') }) }));
+    const untrack = request.viewer.openAccess
+      ? () => undefined
+      : trackLiveStream(request.session.sessionId, { stop: () => reply.raw.destroy(), end, stillAccepted: request.credentialStillAccepted }, request.liveDeadline);
     reply.raw.once('close', () => {
       untrack();
       upstream.destroy();

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { scanTextForPhi } from './phi/index.ts';
 
@@ -13,6 +13,29 @@ export const LEDGER_EXCLUDED_EVENT_TYPES: ReadonlySet<string> = new Set(['agent.
 /** Whether events of this type become ledger leaves (contract §6: every registry mutation). */
 export function isLedgerEventType(type: string): boolean {
   return !LEDGER_EXCLUDED_EVENT_TYPES.has(type);
+}
+
+/**
+ * Event types whose leaves are **sealed**: they commit to the event by a salted digest and publish
+ * nothing else of it (docs/transparency.md, "What each leaf discloses"). Events about an
+ * organisation's API keys are the organisation's and the administrators' business (the key list is
+ * admin-only, the change stream gives them to no one else), while the ledger is public to every
+ * reader, for ever. Every `api_key.*` type is sealed, so a new one cannot be published by mistake.
+ */
+export function isSealedEventType(type: string): boolean {
+  return type.startsWith('api_key.');
+}
+
+/** The member of a sealed event's data that salts its digest: 128 random bits, base64url. */
+export const LEDGER_SALT_MEMBER = 'ledger_salt';
+
+/**
+ * A sealed event's data with its salt (see {@link isSealedEventType}). The salt travels with the event
+ * to those allowed to see it, who can then recompute the leaf; without it, a guess of the event (a
+ * key id someone knows, an organisation) cannot be checked against the ledger.
+ */
+export function withLedgerSalt(data: Record<string, unknown>): Record<string, unknown> {
+  return { ...data, [LEDGER_SALT_MEMBER]: randomBytes(16).toString('base64url') };
 }
 
 /** What a ledger leaf is made from: the committed event, as the stream delivers it. */
@@ -32,7 +55,7 @@ export type LedgerEntryContent = {
  * safe by construction, whatever an emitter puts in its event (docs/transparency.md).
  */
 const KEPT_MEMBERS =
-  /^(?:agent_id|level|from|to|registry_id|parent_id|org_id|key_id|previous_key_id|session_id|kids?|alg|version|status|state|tier|jurisdiction|source|turns?|max_turns|headless|model|scopes|key_prefix|requested_by|canceled_by|action|blocked_kind|count|seq|[a-z_]+_sha256|[a-z_]+_at|previous_not_after|not_before|not_after)$/;
+  /^(?:agent_id|level|from|to|registry_id|parent_id|org_id|key_id|previous_key_id|session_id|kids?|alg|version|status|state|tier|jurisdiction|source|turns?|max_turns|headless|model|scopes|action|blocked_kind|count|seq|[a-z_]+_sha256|[a-z_]+_at|previous_not_after|not_before|not_after)$/;
 const TOKEN = /^[A-Za-z0-9._:/@+=-]{1,200}$/;
 
 const digestOf = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
@@ -62,11 +85,28 @@ export function ledgerData(data: Record<string, unknown>): Record<string, unknow
  * event's as {@link ledgerData} records it: identifiers kept, everything else as its digest.
  */
 export function encodeLedgerEntry(content: LedgerEntryContent): string {
-  const { seq, type, subject, occurred_at } = content;
-  const data = ledgerData(content.data);
+  const { seq, type, occurred_at } = content;
+  const sealed = isSealedEventType(type);
+  const subject = sealed ? SEALED_SUBJECT : content.subject;
+  const data = sealed ? { event_sha256: sealedDigest(content) } : ledgerData(content.data);
   const text = stringify({ seq, type, subject, occurred_at, data });
   if (typeof text !== 'string') throw new Error('a ledger entry must be JSON-serialisable');
   return text;
+}
+
+/** The subject a sealed leaf names: not the key, nor its organisation. */
+export const SEALED_SUBJECT = 'sealed';
+
+/**
+ * The digest a sealed leaf commits to: SHA-256 of the whole event (seq, type, subject, occurred_at
+ * and its data, salt included) as canonical JSON, lower-case hex. An event without its salt is a
+ * programmer's mistake (its digest could be confirmed by guessing), refused at once.
+ */
+function sealedDigest(content: LedgerEntryContent): string {
+  const salt = content.data[LEDGER_SALT_MEMBER];
+  if (typeof salt !== 'string' || salt.length < 22) throw new Error(`a ${content.type} event must carry its ${LEDGER_SALT_MEMBER} (withLedgerSalt)`);
+  const { seq, type, subject, occurred_at, data } = content;
+  return createHash('sha256').update(stringify({ seq, type, subject, occurred_at, data }) ?? '', 'utf8').digest('hex');
 }
 
 /**

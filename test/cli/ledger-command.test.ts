@@ -6,6 +6,9 @@ import { describe, test, type TestContext } from 'node:test';
 import { rewriteLedgerHistory } from '../helpers/ledger-tamper.ts';
 import { registerOverHttp, startRegistries, testScope } from '../helpers/listening.ts';
 import { runWard } from '../helpers/ward-process.ts';
+import { systemContext } from '../../src/core/call-context.ts';
+import { systemClock } from '../../src/core/clock.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../registry/auth/fixtures.ts';
 
 const ward = runWard;
 
@@ -80,5 +83,44 @@ describe('ward ledger verify', () => {
     const unreachable = await ward(t, ['ledger', 'verify', '--url', 'http://127.0.0.1:9']);
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stdout, /^FAIL registry: /m);
+  });
+
+  test('against a registry that authenticates its callers: refused without a credential, audits with the key or token from the environment', async (t) => {
+    // Bug pinned (issue 48, finding 5): the command had no way to pass a credential, so against a
+    // registry with authentication on (the transparency routes need registry:read) it failed with 401.
+    const signing = makeSigningKey('ES256');
+    const jwks = await startJwksServer(t, [signing]);
+    const [registry] = await startRegistries(testScope(t), 'sqlite', {
+      env: { REGISTRY_AUTH_MODE: 'jwt', REGISTRY_JWT_JWKS_URI: jwks.jwksUri, REGISTRY_JWT_ISSUER: ISSUER, REGISTRY_JWT_AUDIENCE: AUDIENCE },
+    });
+    const url = registry!.baseUrl;
+    const created = await registry!.app.ward.apiKeys.createOnce({ ctx: systemContext(systemClock) }, { org_id: 'org-monitor', display_name: 'ledger monitor', scopes: ['registry:read'] });
+    const rawKey = (created.body as { raw_key: string }).raw_key;
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signToken(signing, tokenClaims({ iat: now, exp: now + 300, scope: 'registry:read' }));
+
+    const anonymous = await ward(t, ['ledger', 'verify', '--url', url, '--full']);
+    assert.equal(anonymous.code, 1, anonymous.stdout + anonymous.stderr);
+    assert.match(anonymous.stdout, /^FAIL registry: .*401 UNAUTHORIZED/m);
+
+    const withKey = await ward(t, ['ledger', 'verify', '--url', url, '--full'], { REGISTRY_API_KEY: rawKey });
+    assert.equal(withKey.code, 0, withKey.stdout + withKey.stderr);
+    assert.match(withKey.stdout, /^ok {3}every leaf of 1: the entries hash to the signed root/m);
+
+    const withToken = await ward(t, ['ledger', 'verify', '--url', url, '--leaf', '0'], { REGISTRY_ACCESS_TOKEN: token });
+    assert.equal(withToken.code, 0, withToken.stdout + withToken.stderr);
+    assert.match(withToken.stdout, /^ok {3}inclusion of leaf 0/m);
+
+    const both = await ward(t, ['ledger', 'verify', '--url', url], { REGISTRY_API_KEY: rawKey, REGISTRY_ACCESS_TOKEN: token });
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /REGISTRY_ACCESS_TOKEN: is set beside REGISTRY_API_KEY/);
+    const notAKey = await ward(t, ['ledger', 'verify', '--url', url], { REGISTRY_API_KEY: 'password' });
+    assert.equal(notAKey.code, 1);
+    assert.match(notAKey.stderr, /REGISTRY_API_KEY: is not a registry API key/);
+    assert.doesNotMatch(notAKey.stderr + notAKey.stdout, /password/, 'the value is never repeated');
+    // A secret never goes over plain HTTP to another machine.
+    const cleartext = await ward(t, ['ledger', 'verify', '--url', 'http://registry.example.org'], { REGISTRY_API_KEY: rawKey });
+    assert.equal(cleartext.code, 2);
+    assert.match(cleartext.stderr, /--url must be https:\/\/ .*REGISTRY_API_KEY/);
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
 import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleStack, waitForLive, type ConsoleStack } from './console-harness.ts';
 
@@ -20,6 +21,9 @@ async function seed(stack: ConsoleStack, names: readonly string[]): Promise<stri
 }
 
 const ulid = (agentId: string) => agentId.slice(agentId.lastIndexOf('/') + 1);
+
+/** Where the screenshots go when AGENTS_SCREENSHOTS names a folder (looked at by people, not asserted). */
+const SHOTS = process.env.AGENTS_SCREENSHOTS;
 
 for (const backend of BACKENDS) {
   describe(`console /agents [${backend}]`, NEEDS_CHROMIUM, () => {
@@ -109,6 +113,35 @@ for (const backend of BACKENDS) {
       assert.equal(await page.evaluate('window.loadedOnce'), true, 'the page was not reloaded');
       assert.match((await page.locator('#agent-history').textContent()) ?? '', /agent\.suspended/);
       assert.deepEqual(errors, []);
+    });
+    test('a name mixing scripts, and one stored before the character rule, are shown with a warning in the list and on the record', async (t) => {
+      // Bug pinned (issue 48, finding 4): `NНS Тriage` (Cyrillic Н and Т) was shown as given, with nothing to tell it from `NHS Triage`.
+      const stack = await startConsoleStack(t, backend);
+      const [plain, mixed, old] = await seed(stack, ['NHS Triage', 'N\u041DS \u0422riage (York)', 'Imported before the rule']);
+      // A record stored before names were checked: a right-to-left override the registry now refuses.
+      const stored = 'NHS Triage \u202Egnp.exe\u202C Official';
+      await sql`update agents set display_name = ${stored}, record = replace(record, 'Imported before the rule', ${stored}) where id = ${ulid(old as string)}`.execute(stack.registry.storage.db);
+      const browser = await launchBrowser(t);
+      for (const width of [1280, 390]) {
+        const { page, errors } = await openPage(browser, { width });
+        await page.goto(stack.url('/agents'));
+        const rowOf = (id: string) => page.locator(`#agent-list tr[data-agent-id="${id}"]`);
+        assert.equal(await rowOf(plain as string).locator('[data-name-warning]').count(), 0, 'a plain name has no warning');
+        assert.match((await rowOf(mixed as string).locator('[data-name-warning]').textContent()) ?? '', /Check the name\s+Mixes Latin and Cyrillic letters: it may be made to look like another name/);
+        assert.match((await rowOf(old as string).locator('[data-name-warning]').textContent()) ?? '', /U\+202E, a bidirectional control character/);
+        assert.equal(await rowOf(old as string).locator('bdi').count(), 1, 'the name cannot reorder the text around it');
+        await assertAccessible(page, `/agents with warnings at ${width}px`);
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/agents-name-warning-${backend}-${width}.png`, fullPage: true });
+
+        await page.goto(stack.url(`/agents/${ulid(mixed as string)}`));
+        const notice = page.locator('main .notice-warning[data-name-warning]');
+        assert.match((await notice.textContent()) ?? '', /Check the agent's name:.*Mixes Latin and Cyrillic letters/s);
+        await assertAccessible(page, `mixed-script record at ${width}px`);
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/agent-name-warning-${backend}-${width}.png`, fullPage: true });
+        await page.goto(stack.url(`/agents/${ulid(plain as string)}`));
+        assert.equal(await page.locator('main [data-name-warning]').count(), 0);
+        assert.deepEqual(errors, []);
+      }
     });
   });
 }

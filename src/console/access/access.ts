@@ -19,7 +19,9 @@ import { html } from '../views/html.ts';
 import type { Viewer } from '../views/layout.ts';
 import { Problem } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
-import { closeLiveStreams, sendStreamEnd } from './live-streams.ts';
+import { closeLiveStreams, sendEventStream, sendStreamEnd } from './live-streams.ts';
+import { formatSseEvent } from '../../core/http/server-sent-events.ts';
+import { createCredentialChecks, READ_VERDICT_MAX_AGE_MS, type CredentialChecks } from './credential-check.ts';
 import { CONSOLE_PERSONA_HEADER, personaMayAct } from '../../contract/personas.ts';
 
 declare module 'fastify' {
@@ -39,6 +41,11 @@ declare module 'fastify' {
     viewer: Viewer;
     /** When this session ends unless the person acts (ms); an event stream stops then. */
     liveDeadline: number | undefined;
+    /**
+     * For a stream this request holds open: whether the registry still accepts the session's
+     * credential (asked at most every few seconds); undefined in open access.
+     */
+    credentialStillAccepted: (() => Promise<boolean>) | undefined;
   }
 }
 
@@ -56,6 +63,8 @@ const REASONS: Record<string, string> = {
 const PUBLIC_PATHS = new Set(['/sign-in', '/livez', '/readyz', '/metrics']);
 /** What a read-only persona may still post: its own way in and out. */
 const READ_ONLY_POSTS = new Set(['/sign-in', '/sign-out']);
+/** GETs that act as a POST does: the try page's relay of a task's stream, which follows the mesh with the session's tokens. */
+const ACTING_READS = /^\/try\/tasks\/[^/]+\/events$/;
 
 /**
  * Access, in the order a request meets it: another site's requests refused, the viewer admitted (or
@@ -65,15 +74,17 @@ export function registerAccess(app: FastifyInstance, deps: ConsoleAccessOptions)
   app.decorateRequest('registry', null as unknown as RegistryClient);
   app.decorateRequest('viewer', null as unknown as Viewer);
   app.decorateRequest('liveDeadline', undefined);
+  app.decorateRequest('credentialStillAccepted', undefined);
+  const checks = createCredentialChecks({ registry: deps.registry, clock: deps.clock });
   refuseForeignRequests(app, deps.config);
-  app.addHook('preHandler', async (request, reply) => admitViewer(request, reply, deps));
+  app.addHook('preHandler', async (request, reply) => admitViewer(request, reply, deps, checks));
   app.addHook('preHandler', refuseReadOnlyChange);
   // Every form, on every page, carries the session's CSRF token; no POST handler runs without it.
   app.addHook('preHandler', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD') return done();
     app.csrfProtection(request, reply, done);
   });
-  registerSignIn(app, deps);
+  registerSignIn(app, deps, checks);
 }
 
 /** Requests refused before anything else: another site's page through a rebound name, or its form. */
@@ -105,7 +116,7 @@ function refuseForeignRequests(app: FastifyInstance, config: ConsoleConfig): voi
  * Who this request acts as: in open access the development viewer; otherwise the session's, while
  * the session is alive (else the sign-in form), with a registry client holding its credential.
  */
-async function admitViewer(request: FastifyRequest, reply: FastifyReply, { config, registry, clock }: ConsoleAccessOptions): Promise<FastifyReply | undefined> {
+async function admitViewer(request: FastifyRequest, reply: FastifyReply, { config, registry, clock }: ConsoleAccessOptions, checks: CredentialChecks): Promise<FastifyReply | undefined> {
   const path = request.url.split('?')[0] ?? '/';
   if (path.startsWith('/static/') || PUBLIC_PATHS.has(path)) return;
   if (config.openAccess) {
@@ -120,6 +131,16 @@ async function admitViewer(request: FastifyRequest, reply: FastifyReply, { confi
   if (!credential || !viewer || signedInAt === undefined || seenAt === undefined) return toSignIn(request, reply, request.session.get('ended'));
   const now = clock.now().getTime();
   if (now - seenAt > idleMs || now - signedInAt > maxMs) return endSession(request, reply, 'expired');
+  // The registry's word on the credential: asked now for what acts, at most a few seconds old for a
+  // read (credential-check.ts). Signing out needs none: it works even when the registry does not answer.
+  const session = { id: request.session.sessionId, credential, credentialId: viewer.credentialId };
+  if (path !== '/sign-out') {
+    const acting = (request.method !== 'GET' && request.method !== 'HEAD') || ACTING_READS.test(path);
+    const verdict = await checks.verdict(session, acting ? 0 : READ_VERDICT_MAX_AGE_MS);
+    if (verdict.kind === 'refused') return endSession(request, reply, 'revoked');
+    if (verdict.kind === 'unconfirmed') return credentialUnconfirmed(request, reply, verdict.answer, acting);
+  }
+  request.credentialStillAccepted = async () => (await checks.verdict(session, READ_VERDICT_MAX_AGE_MS)).kind !== 'refused';
   // Only what a person does keeps a session alive: not the event stream, nor the refreshes it
   // triggers, or an unattended tab would stay signed in until the session's maximum age.
   if (!isBackground(request, path)) request.session.set('seenAt', now);
@@ -149,8 +170,31 @@ async function refuseReadOnlyChange(request: FastifyRequest, reply: FastifyReply
   );
 }
 
+/**
+ * The registry could not say whether it still accepts the session's credential (it is unreachable,
+ * failing or limiting the key): nothing is done or shown on a credential that may be revoked, and the
+ * person is told why, as a page that failed on that answer would (the session stays).
+ */
+function credentialUnconfirmed(request: FastifyRequest, reply: FastifyReply, answer: Parameters<typeof Problem>[0] & { status: number | null }, acting: boolean): FastifyReply {
+  const status = answer.status === null ? 503 : answer.status >= 400 ? answer.status : 502;
+  if (request.url.startsWith('/live')) return sendStreamEnd(reply, status, answer.envelope);
+  if (ACTING_READS.test(request.url.split('?')[0] ?? '')) return sendTaskError(reply, 'The console could not confirm with the registry that your credential is still accepted; the task is not followed until it can.');
+  return sendPage(
+    request,
+    reply,
+    { title: 'Registry not confirmed', status },
+    html`<p>The console checks with the registry that your credential is still accepted before it ${acting ? 'acts' : 'shows a page'}, and could not: ${acting ? 'nothing was done.' : 'nothing is shown until it can.'}</p>
+      <${Problem} ...${answer} />`,
+  );
+}
+
+/** A task relay's one event saying why it does not follow the task (web/console.js shows it and stops). */
+function sendTaskError(reply: FastifyReply, message: string): FastifyReply {
+  return sendEventStream(reply, formatSseEvent({ retry: 600_000, event: 'task-error', data: JSON.stringify({ message }) }));
+}
+
 /** The sign-in form, signing in (the credential checked with the registry) and signing out. */
-function registerSignIn(app: FastifyInstance, { config, registry, clock }: ConsoleAccessOptions): void {
+function registerSignIn(app: FastifyInstance, { config, registry, clock }: ConsoleAccessOptions, checks: CredentialChecks): void {
   app.get<{ Querystring: { next?: string; reason?: string } }>('/sign-in', async (request, reply) => {
     if (config.openAccess) return reply.redirect('/dashboard', 303);
     return signInPage(request, reply, { next: safeNext(request.query.next), notice: REASONS[request.query.reason ?? ''] });
@@ -186,6 +230,7 @@ function registerSignIn(app: FastifyInstance, { config, registry, clock }: Conso
     });
     request.session.set('signedInAt', now);
     request.session.set('seenAt', now);
+    checks.accepted(request.session.sessionId);
     const persona = personaHeader(request);
     if (persona !== undefined) request.session.set('persona', persona);
     request.log.info({ credential_id: caller.credential_id, persona }, 'console sign-in');
@@ -245,6 +290,8 @@ function toSignIn(request: FastifyRequest, reply: FastifyReply, reason: string |
   // The event stream is not a page: an EventSource cannot follow a redirect to HTML. It is told to
   // reload, and the page then goes to the sign-in form.
   if (request.url.startsWith('/live')) return sendStreamEnd(reply, 401, errorEnvelope('UNAUTHORIZED', 'Sign in to the console again.'));
+  // Nor is a task's relay: its page is told why it stops; the page's own /live stream then reloads it.
+  if (ACTING_READS.test(request.url.split('?')[0] ?? '')) return sendTaskError(reply, 'This session has ended: sign in to the console again to follow the task.');
   // htmx refreshes a section with a GET: send the whole page to the sign-in form instead.
   if (request.headers['hx-request']) return reply.header('hx-redirect', `/sign-in?${query}`).code(204).send();
   return reply.redirect(`/sign-in?${query}`, 303);
@@ -252,15 +299,23 @@ function toSignIn(request: FastifyRequest, reply: FastifyReply, reason: string |
 
 /**
  * Only a path on this console, never another site (an open redirect): no control characters or
- * backslashes (browsers drop tabs and read `\` as `/`, so `/\t/evil.example` would leave), and what
- * the URL parser makes of it must stay on this origin.
+ * backslashes (browsers drop tabs and read `\` as `/`, so `/\t/evil.example` would leave); what the
+ * URL parser makes of it must stay on this origin; and the path it resolves to must not begin with
+ * `//`, which a browser reads as another host (`/.//evil.example` resolves to `//evil.example`).
+ * What it returns, given again, comes back unchanged.
  */
 export function safeNext(value: string | undefined): string {
+  const fallback = '/dashboard';
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (!value || !value.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return '/dashboard';
-  const url = new URL(value, 'http://console.invalid');
-  return url.origin === 'http://console.invalid' ? `${url.pathname}${url.search}${url.hash}` : '/dashboard';
+  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  const url = URL.parse(value, CONSOLE_BASE);
+  if (url === null || url.origin !== CONSOLE_BASE) return fallback;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return path.startsWith('/') && !path.startsWith('//') ? path : fallback;
 }
+
+/** The base `next` paths are resolved against: a name no one can own. */
+const CONSOLE_BASE = 'http://console.invalid';
 
 type SignInState = { next: string; notice?: string | undefined; error?: string; problem?: Parameters<typeof Problem>[0]; status?: number };
 

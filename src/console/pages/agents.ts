@@ -12,6 +12,7 @@ import { AGENT_STATUSES } from '../../contract/agent-record.ts';
 import { STATUS_ACTIONS, STATUS_ACTION_NAMES, nextStatus, type StatusAction } from '../../contract/agent-status.ts';
 import { html, type View } from '../views/html.ts';
 import { Badge, Empty, Facts, Pager, Problem, Section, Time, count, ms } from '../views/parts.ts';
+import { Name, NameNotice, NameWarning } from '../views/name-warning.ts';
 import { sendPage } from '../views/send-page.ts';
 import { CsrfField, credentialRefused, failureStatus, firstFailure, keepNotice, pageStatus, selfUrl, sendPageWithNotice, signInAgain, takeNotice, text, type Failure } from './page-kit.ts';
 
@@ -117,7 +118,7 @@ function AgentTable({ agents, filtered }: { agents: readonly AgentRecord[]; filt
         const down = health.filter((state) => state === 'unhealthy').length;
         const unprobeable = agent.endpoints.filter((endpoint) => endpoint.health.reason === 'no_health_url').length;
         return html`<tr data-agent-id=${agent.agent_id}>
-          <td data-label="Name"><a href=${`/agents/${ulidOf(agent.agent_id)}`}>${agent.display_name}</a></td>
+          <td data-label="Name"><a href=${`/agents/${ulidOf(agent.agent_id)}`}><${Name} name=${agent.display_name} /></a><${NameWarning} name=${agent.display_name} /></td>
           <td data-label="Status"><${Badge} state=${agent.status} /></td>
           <td data-label="Jurisdiction">${agent.jurisdiction}</td>
           <td data-label="Organisation" class="hide-narrow">${String((agent.owner as { org_id?: unknown }).org_id ?? '—')}</td>
@@ -152,6 +153,8 @@ async function detailPage(request: FastifyRequest, reply: FastifyReply, id: stri
       <p><a href="/agents">← All agents</a></p>
       ${failed && html`<${Problem} envelope=${failed.envelope} status=${failed.status} />`}
       ${takeNotice(request)}
+      <${NameNotice} name=${agent.display_name} what="agent's name" />
+      <${NameNotice} name=${String((agent.owner as { org_name?: unknown }).org_name ?? '')} what="organisation's name" />
       <${Section} id="agent-record" title="Record" live=${`/agents/${encodeURIComponent(id)}`}
         actions=${html`<div class="actions" aria-label="Actions">${actions.map((action) => html`<a class=${`button ${ACTION_WORDS[action].danger ? 'danger' : 'secondary'}`} href=${`/agents/${ulidOf(agent.agent_id)}/${action}`}>${ACTION_WORDS[action].verb}</a>`)}</div>`}>
         <${Facts} items=${[

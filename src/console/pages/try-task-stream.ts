@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formatSseEvent } from '../../core/http/server-sent-events.ts';
-import { sendEventStream, trackLiveStream } from '../access/live-streams.ts';
+import { endableRelay, sendEventStream, trackLiveStream } from '../access/live-streams.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { getTask, openTaskStream, type MeshCredential } from './try-gateway.ts';
 import { credentialOf, keptTask, type TryTask } from './try-session.ts';
@@ -80,9 +80,13 @@ export async function followTask(request: FastifyRequest<{ Params: { taskId: str
   if (!credential) return sendEventStream(reply, errorEvent('The mesh token this task was sent with is no longer usable.'));
   const closed = new AbortController();
   reply.raw.once('close', () => closed.abort());
-  const body = Readable.from(relayTurns(config, task, credential, closed.signal));
+  const relay = endableRelay(relayTurns(config, task, credential, closed.signal));
+  const { body } = relay;
   body.on('error', () => body.destroy());
-  const untrack = request.viewer.openAccess ? () => undefined : trackLiveStream(request.session.sessionId, () => reply.raw.destroy(), request.liveDeadline);
+  const end = () => relay.end(errorEvent('This console session has ended (signed out, expired, or its credential is no longer accepted): sign in again to follow the task.'));
+  const untrack = request.viewer.openAccess
+    ? () => undefined
+    : trackLiveStream(request.session.sessionId, { stop: () => reply.raw.destroy(), end, stillAccepted: request.credentialStillAccepted }, request.liveDeadline);
   reply.raw.once('close', () => {
     untrack();
     body.destroy();

@@ -25,6 +25,8 @@ export function buildRow(
     created_at: string;
     updated_at: string;
     health_rank: number;
+    /** The confusable skeleton of the display name (nameSkeletonFor in agent-writes.ts), or null. */
+    name_skeleton: string | null;
   },
   document: StoredDocument,
 ): AgentRow {
@@ -43,6 +45,7 @@ export function buildRow(
     health_rank: meta.health_rank,
     trust_expires_at: document.trust_validation.expires_at ?? null,
     endpoint_count: document.endpoints.length,
+    name_skeleton: meta.name_skeleton,
     record: document,
     created_at: meta.created_at,
     updated_at: meta.updated_at,

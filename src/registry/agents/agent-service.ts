@@ -13,6 +13,7 @@ import type { AgentRecord } from '../../contract/agent-record.ts';
 import type { StatusAction } from '../../contract/agent-status.ts';
 import { toAgentRecords, withHealth } from './agent-records.ts';
 import { changeAgentStatus, registerAgent, updateAgent, type TrustContext } from './agent-writes.ts';
+import type { EndpointUrlPolicy } from './endpoint-urls.ts';
 
 export type { TrustContext } from './agent-writes.ts';
 
@@ -20,6 +21,8 @@ export type AgentServiceDeps = {
   storage: Storage;
   clock: Clock;
   trustContext: () => TrustContext;
+  /** Which endpoint URLs a record may publish (endpoint-urls.ts). */
+  endpointUrls: EndpointUrlPolicy;
 };
 
 export type AgentPage = { agents: AgentRecord[]; next_cursor: string | null; total_count: number };
@@ -33,7 +36,8 @@ export type IfMatch = string | string[] | undefined;
  * plain methods run inside a caller's `WriteUnit`, for work that commits more in the same transaction.
  */
 export function createAgentService(deps: AgentServiceDeps) {
-  const { storage, trustContext } = deps;
+  const { storage } = deps;
+  const rules = { trustContext: deps.trustContext, endpointUrls: deps.endpointUrls };
 
   /**
    * A write to an existing record in its own unit, at most once per idempotency key: the precondition
@@ -59,14 +63,14 @@ export function createAgentService(deps: AgentServiceDeps) {
   }
 
   return {
-    register: (unit: WriteUnit, ctx: CallContext, input: AgentInput & { jurisdiction: string }) => registerAgent(trustContext, unit, ctx, input),
+    register: (unit: WriteUnit, ctx: CallContext, input: AgentInput & { jurisdiction: string }) => registerAgent(rules, unit, ctx, input),
 
     /**
      * Full replacement of the writable fields. `expectedVersion` is the version the caller's
      * precondition matched (or `*`); a different version now means a concurrent write won.
      */
     update: (unit: WriteUnit, ctx: CallContext, id: string, expectedVersion: number | '*', input: AgentInput) =>
-      updateAgent(trustContext, unit, ctx, { id, expectedVersion, input }),
+      updateAgent(rules, unit, ctx, { id, expectedVersion, input }),
 
     /** `expectedVersion` is the version an If-Match matched, or `*` when the caller sent none. */
     changeStatus: (unit: WriteUnit, ctx: CallContext, id: string, action: StatusAction, reason: string | undefined, expectedVersion: number | '*' = '*') =>
@@ -75,7 +79,7 @@ export function createAgentService(deps: AgentServiceDeps) {
     /** `POST /v1/agents`: the new record, 201 with its ETag and location. */
     async registerOnce(write: WriteRequest, input: AgentInput & { jurisdiction: string }): Promise<IdempotentOutcome> {
       return writeOnce(deps, write, async (unit) => {
-        const record = await registerAgent(trustContext, unit, write.ctx, input);
+        const record = await registerAgent(rules, unit, write.ctx, input);
         return { status: 201, headers: { ...recordHeaders(record), location: `/v1/agents/${record.agent_id.slice(record.agent_id.lastIndexOf('/') + 1)}` }, body: record };
       });
     },
@@ -85,7 +89,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       return changeOnce(
         write,
         () => checkPrecondition(storage.db, ref, ifMatch, false),
-        (unit, expectedVersion) => updateAgent(trustContext, unit, write.ctx, { id: ulidOf(ref), expectedVersion, input }),
+        (unit, expectedVersion) => updateAgent(rules, unit, write.ctx, { id: ulidOf(ref), expectedVersion, input }),
       );
     },
 

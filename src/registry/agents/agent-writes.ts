@@ -12,6 +12,9 @@ import type { WriteUnit } from '../storage/write-unit.ts';
 import type { EventType } from '../../contract/event-types.ts';
 import { validateTrustMaterial } from '../trust/trust-validation.ts';
 import { toAgentDocument, type AgentInput } from './agent-document.ts';
+import { endpointUrlProblems, type EndpointUrlPolicy } from './endpoint-urls.ts';
+import { confusableSkeleton } from '../../core/names/confusable-skeleton.ts';
+import { refusedNameCharacter } from '../../core/names/name-characters.ts';
 import type { AgentDocument, AgentRecord, AgentStatus, TrustValidation } from '../../contract/agent-record.ts';
 import { STATUS_ACTIONS, isMutable, nextStatus, type StatusAction } from '../../contract/agent-status.ts';
 import { buildRow, toAgentRecord, UNKNOWN_RANK, withHealth, type StoredDocument } from './agent-records.ts';
@@ -22,9 +25,15 @@ export type TrustContext = {
   knownIssuers: ReadonlyArray<{ iss: string; jwks: { keys: Record<string, unknown>[] } }>;
 };
 
+/** What agent writes check against that comes from the registry's configuration and keys. */
+export type AgentWriteRules = {
+  trustContext: () => TrustContext;
+  endpointUrls: EndpointUrlPolicy;
+};
+
 /** A new agent, active at version 1, its trust material validated. */
 export async function registerAgent(
-  trustContext: () => TrustContext,
+  rules: AgentWriteRules,
   unit: WriteUnit,
   ctx: CallContext,
   input: AgentInput & { jurisdiction: string },
@@ -34,11 +43,12 @@ export async function registerAgent(
   const now = ctx.clock.now();
   const at = now.toISOString();
   const document = toAgentDocument(await claimForCaller(unit, ctx, input));
+  assertPublishable(document, rules);
   const id = newUlid(now.getTime());
   const uri = agentUri(jurisdiction, id);
-  const trust = await validate(trustContext, document, { agent_id: uri, jurisdiction }, now);
+  const trust = await validate(rules.trustContext, document, { agent_id: uri, jurisdiction }, now);
   const row = buildRow(
-    { id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at, health_rank: UNKNOWN_RANK },
+    { id, uri, jurisdiction, status: 'active', version: 1, created_at: at, updated_at: at, health_rank: UNKNOWN_RANK, name_skeleton: confusableSkeleton(document.display_name) },
     { ...document, trust_validation: trust, status_reason: null },
   );
   // The name check is the insert's own (a unique index): no read first, one statement in the lock.
@@ -53,7 +63,7 @@ export async function registerAgent(
  * precondition matched (or `*`); a different version now means a concurrent write won.
  */
 export async function updateAgent(
-  trustContext: () => TrustContext,
+  rules: AgentWriteRules,
   unit: WriteUnit,
   ctx: CallContext,
   change: { id: string; expectedVersion: number | '*'; input: AgentInput },
@@ -65,18 +75,19 @@ export async function updateAgent(
   assertVersion(current, change.expectedVersion);
   const previous = current.record as StoredDocument;
   const document = toAgentDocument(change.input, previous.owner);
+  assertPublishable(document, rules);
   if ((previous.owner.org_id ?? null) !== (document.owner.org_id ?? null)) {
     throw new WardError('VALIDATION_ERROR', 'The owning organisation of an agent cannot change.', {
       errors: [{ in: 'body', pointer: '/owner/org_id', reason: 'must equal the current owner.org_id' }],
     });
   }
-  await assertNoNameConflict(unit, document, current.id);
+  const nameSkeleton = await nameSkeletonForUpdate(unit, document, current, previous);
   const now = ctx.clock.now();
   const at = now.toISOString();
-  const trust = await validate(trustContext, document, { agent_id: current.agent_uri, jurisdiction: current.jurisdiction }, now);
+  const trust = await validate(rules.trustContext, document, { agent_id: current.agent_uri, jurisdiction: current.jurisdiction }, now);
   // New endpoints make the old health readings meaningless: back to unknown until probed.
   const row = buildRow(
-    { ...current, uri: current.agent_uri, version: current.version + 1, updated_at: at, health_rank: UNKNOWN_RANK },
+    { ...current, uri: current.agent_uri, version: current.version + 1, updated_at: at, health_rank: UNKNOWN_RANK, name_skeleton: nameSkeleton },
     { ...document, trust_validation: trust, status_reason: previous.status_reason },
   );
   await replaceAtVersion(unit, row, current);
@@ -153,13 +164,41 @@ function emitTrustOutcome(unit: WriteUnit, row: AgentRow, trust: TrustValidation
   else emit(unit, 'agent.trust_failed', row, { error_codes: trust.errors.map((e) => e.code) }, at);
 }
 
-function nameConflict(document: AgentDocument): WardError {
-  return new WardError('AGENT_CONFLICT', undefined, { org_id: document.owner.org_id, display_name: document.display_name });
+/**
+ * What a record publishes must be safe to show and to follow: names without characters that make
+ * them read as something else (core/names/name-characters.ts), endpoints' URLs of the schemes their
+ * protocols allow (endpoint-urls.ts). Every problem is listed at once, each with its pointer.
+ */
+function assertPublishable(document: AgentDocument, rules: AgentWriteRules): void {
+  const names: Array<[string, string | undefined]> = [
+    ['/display_name', document.display_name],
+    ['/owner/org_name', document.owner.org_name],
+  ];
+  const errors = [
+    ...names.flatMap(([pointer, name]) => {
+      const reason = name === undefined ? undefined : refusedNameCharacter(name);
+      return reason ? [{ in: 'body', pointer, reason }] : [];
+    }),
+    ...endpointUrlProblems(document.endpoints, rules.endpointUrls).map((problem) => ({ in: 'body', ...problem })),
+  ];
+  if (errors.length > 0) throw new WardError('VALIDATION_ERROR', 'The request failed validation.', { errors });
 }
 
-async function assertNoNameConflict(unit: WriteUnit, document: AgentDocument, exceptId?: string) {
+/**
+ * The skeleton an updated record keeps: its new name's, unless another live agent of the organisation
+ * has the name or one that looks the same (AGENT_CONFLICT). A record without one (a look-alike kept
+ * by migration 019) keeps none while its name does not change; an older build's row gets its own.
+ */
+async function nameSkeletonForUpdate(unit: WriteUnit, document: AgentDocument, current: AgentRow, previous: StoredDocument): Promise<string | null> {
+  const skeleton = confusableSkeleton(document.display_name);
   const orgId = document.owner.org_id;
-  if (orgId && (await hasNameConflict(unit.tx, orgId, document.display_name, exceptId))) throw nameConflict(document);
+  if (!orgId || !(await hasNameConflict(unit.tx, orgId, { displayName: document.display_name, skeleton }, current.id))) return skeleton;
+  if (current.name_skeleton === null && previous.display_name === document.display_name) return null;
+  throw nameConflict(document);
+}
+
+function nameConflict(document: AgentDocument): WardError {
+  return new WardError('AGENT_CONFLICT', undefined, { org_id: document.owner.org_id, display_name: document.display_name });
 }
 
 function assertVersion(current: AgentRow, expectedVersion: number | '*'): void {

@@ -33,6 +33,8 @@ export type EventStreamDeps = {
   startAfter: number;
   /** Only these types; every type when absent. */
   types?: ReadonlySet<string> | undefined;
+  /** Whether this client may read an event (event-visibility.ts); every event when absent. */
+  visible?: ((event: StoredEvent) => boolean) | undefined;
   options: EventStreamOptions;
   onError?(error: unknown): void;
 };
@@ -53,7 +55,8 @@ export type EventStream = {
  * has passed) and reads `seq > position` whenever it is woken, so there is nothing to reconcile
  * between a catch-up phase and a live phase, and no event can be skipped or sent twice. Pages are
  * read unfiltered and checked for contiguity, which catches events pruned under a reader that
- * fell more than the retention period behind; the type filter is applied in memory.
+ * fell more than the retention period behind; the type filter and the reader's visibility (events
+ * about another organisation's keys) are applied in memory.
  *
  * Back-pressure: after each page the stream waits until the socket has drained below its
  * high-water mark before reading more, so a client holds at most one page plus a socket buffer
@@ -137,7 +140,7 @@ export function startEventStream(deps: EventStreamDeps): EventStream {
       }
       if ((page[0] as StoredEvent).seq !== position + 1) return close('cursor_expired');
       for (const event of page) {
-        if (!deps.types || deps.types.has(event.type)) sink.write(eventFrame(event));
+        if ((!deps.types || deps.types.has(event.type)) && (!deps.visible || deps.visible(event))) sink.write(eventFrame(event));
         position = event.seq;
       }
       if (!(await waitForDrain())) {

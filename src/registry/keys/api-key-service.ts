@@ -80,11 +80,13 @@ export async function createApiKeyService(deps: { storage: Storage; clock: Clock
       last_used_at: null,
     };
     await insertApiKey(unit.tx, row);
+    // No prefix of the secret in the event: events go to the organisation and the administrators,
+    // and the ledger commits to them sealed, salted by the write unit (docs/transparency.md).
     unit.emit({
       type: 'api_key.created',
       subject: row.key_id,
       occurred_at: row.created_at,
-      data: { key_id: row.key_id, org_id: row.org_id, tier: row.tier, scopes: row.scopes, key_prefix: row.key_prefix },
+      data: { key_id: row.key_id, org_id: row.org_id, tier: row.tier, scopes: row.scopes },
     });
     return { ...view(row, now), raw_key: rawKey };
   }

@@ -67,6 +67,7 @@ export async function createRegistryServices(
     storage,
     clock,
     trustContext: () => ({ registryJwks: signer.jwks() as { keys: Record<string, unknown>[] }, knownIssuers }),
+    endpointUrls: { production: config.REGISTRY_ENV === 'production', allowPrivate: config.REGISTRY_ALLOW_PRIVATE_ENDPOINTS },
   });
   const healthProber = createHealthProber({
     storage,

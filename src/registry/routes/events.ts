@@ -7,6 +7,7 @@ import { createRecentEvents } from '../events/recent-events.ts';
 import { schedulePruning } from '../events/event-retention.ts';
 import { DEFAULT_EVENT_STREAM_OPTIONS, startEventStream, type EventStream, type EventStreamOptions } from '../events/event-stream.ts';
 import { assertStreamAllowed } from '../events/stream-access.ts';
+import { eventAudienceOf, isEventVisible, ORGANISATION_EVENT_TYPES } from '../events/event-visibility.ts';
 import { parseEventTypes, requestedPosition, resolveStartSeq } from '../events/stream-position.ts';
 import { callContext } from '../http/request-context.ts';
 import { errorResponses } from '../../contract/schemas/common.ts';
@@ -56,7 +57,9 @@ export const eventRoutes = registryRoutePlugin<EventRoutesOptions>('ward-event-s
       config: { phiNumericQuery: ['cursor'] },
     },
     async (request, reply) => {
-      assertStreamAllowed(callContext(request));
+      const ctx = callContext(request);
+      assertStreamAllowed(ctx);
+      const audience = eventAudienceOf(ctx);
       const types = parseEventTypes(request.query.event_types);
       const startAfter = await resolveStartSeq(requestedPosition(request.query.cursor, request.headers['last-event-id']), {
         lastCommittedSeq: () => lastCommittedSeq(storage.db),
@@ -79,6 +82,7 @@ export const eventRoutes = registryRoutePlugin<EventRoutesOptions>('ward-event-s
         subscribe: hub.subscribe,
         startAfter,
         types,
+        visible: (event) => isEventVisible(audience, event),
         options,
         onError: (error) => request.log.warn({ err: error }, 'event stream failed'),
       });
@@ -112,7 +116,9 @@ export const eventHistoryRoutes = registryRoutePlugin('ward-event-history-routes
       },
     },
     async (request) => {
-      assertStreamAllowed(callContext(request));
+      const ctx = callContext(request);
+      assertStreamAllowed(ctx);
+      const audience = eventAudienceOf(ctx);
       const { subject, event_types: rawTypes, cursor, limit = 20 } = request.query;
       const types = parseEventTypes(rawTypes);
       const before = cursor === undefined ? undefined : Number(decodeCursor(cursor, 'events'));
@@ -126,6 +132,7 @@ export const eventHistoryRoutes = registryRoutePlugin('ward-event-history-routes
         ...(before !== undefined ? { beforeSeq: before } : {}),
         ...(types ? { types: [...types] } : {}),
         ...(subject ? { subject } : {}),
+        ...(audience.admin ? {} : { restricted: { types: ORGANISATION_EVENT_TYPES, orgId: audience.orgId } }),
       });
       const events = rows.slice(0, limit);
       const oldest = events.at(-1);

@@ -44,6 +44,8 @@ export type AgentsTable = {
   /** When the earliest piece of trust evidence lapses (RFC 3339), or null. */
   trust_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
   endpoint_count: ColumnType<number, number | undefined, number>;
+  /** The UTS #39 confusable skeleton of display_name (migration 019); NULL for a look-alike kept from before it, or a row an older build wrote. */
+  name_skeleton: ColumnType<string | null, string | null | undefined, string | null>;
   record: string;
   created_at: string;
   updated_at: string;

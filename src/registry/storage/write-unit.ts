@@ -6,6 +6,7 @@ import { commitNotification, signalEventsCommitted } from './commit-signal.ts';
 import { callbacksPerStorage } from './storage-callbacks.ts';
 import { eventRows, insertEventRows, numberEvents, type EventRow, type NewEvent, type StoredEvent } from './stores/event-store.ts';
 import { ClaimLostError, completeClaims, completionRow, type ClaimCompletion, type CompletionRow } from './stores/idempotency-store.ts';
+import { isSealedEventType, LEDGER_SALT_MEMBER, withLedgerSalt } from '../../core/ledger-entry.ts';
 import { insertLedgerAppend, planLedgerAppend, type LedgerAppend, type LedgerTree } from './stores/ledger-store.ts';
 
 /**
@@ -211,7 +212,9 @@ async function runBatch(storage: Storage, tx: Kysely<Database>, locked: Locked, 
       const unitCompletions: ClaimCompletion[] = [];
       const result = await job.work({
         tx,
-        emit: (event) => pending.push(event),
+        // A sealed event (an organisation's key) gets the salt its ledger leaf needs here, where no
+        // emitter can forget it (core/ledger-entry.ts).
+        emit: (event) => pending.push(isSealedEventType(event.type) && !(LEDGER_SALT_MEMBER in event.data) ? { ...event, data: withLedgerSalt(event.data) } : event),
         afterEvents: (step) => afterSteps.push(step),
         completeClaim: (completion) => unitCompletions.push(completion),
       });

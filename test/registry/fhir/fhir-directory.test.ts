@@ -24,7 +24,7 @@ async function register(baseUrl: string, index: number) {
   const protocols = PROTOCOL_SETS[index % PROTOCOL_SETS.length] as string[];
   const body = agentBody({
     display_name: `Agent ${String(index).padStart(2, '0')}`,
-    endpoints: protocols.map((protocol, at) => ({ url: `https://agents.example.org/${index}/${protocol}`, protocol, priority: 10 + at, weight: 1 })),
+    endpoints: protocols.map((protocol, at) => ({ url: protocol === 'hl7v2-mllp' ? `mllp://mllp-${index}.agents.example.org:2575` : `https://agents.example.org/${index}/${protocol}`, protocol, priority: 10 + at, weight: 1 })),
     capabilities: { protocols, skills: ['triage.assess'], features: [], fhir_r4: protocols.includes('fhir-rest') },
     owner: { ...ORGS[index % ORGS.length], operator: 'ops@example.org' },
   });

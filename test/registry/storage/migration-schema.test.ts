@@ -1,7 +1,8 @@
 /**
- * A released migration never changes what it creates: migrations 001 to 009, applied to an empty
- * database, give exactly the schema in test/fixtures/migration-schema.json, taken before they shared
- * the table helper (src/registry/storage/migrations/create-table.ts). On SQLite that is the SQL of every
+ * A released migration never changes what it creates: migrations 001 to 019, applied to an empty
+ * database, give exactly the schema in test/fixtures/migration-schema.json (001 to 009 taken before
+ * they shared the table helper, src/registry/storage/migrations/create-table.ts; 010 to 019 added
+ * with 019, issue 48). On SQLite that is the SQL of every
  * table and index as stored; on PostgreSQL the columns, indexes and constraints as the catalogue has
  * them. `UPDATE_SCHEMA_SNAPSHOT=1` rewrites the file, for a new released migration only.
  */
@@ -16,7 +17,7 @@ import { MIGRATIONS } from '../../../src/registry/storage/migrations/index.ts';
 import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 
 const SNAPSHOT = new URL('../../fixtures/migration-schema.json', import.meta.url);
-const LAST_IN_SNAPSHOT = '009-discovery-rank';
+const LAST_IN_SNAPSHOT = '019-agent-name-skeleton';
 const RELEASED = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name <= LAST_IN_SNAPSHOT));
 
 async function rows(storage: Storage, query: ReturnType<typeof sql>): Promise<unknown[]> {

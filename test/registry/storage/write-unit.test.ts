@@ -207,7 +207,7 @@ for (const backend of BACKENDS) {
       await emitOne(storage, 'a1');
       // As a build before migration 011 writes: event, leaf and position, and the token left as it was.
       await storage.db.transaction().execute(async (tx) => {
-        const events = numberEvents(1, [{ type: 'api_key.created', subject: 'old build', occurred_at: new Date().toISOString(), data: {} }]);
+        const events = numberEvents(1, [{ type: 'registry.registered', subject: 'old build', occurred_at: new Date().toISOString(), data: {} }]);
         await insertEvents(tx, events);
         await appendLedgerLeaves(tx, events);
         await tx.updateTable('event_sequence').set({ last_seq: 2 }).execute();

@@ -18,6 +18,7 @@ import * as computerUseModel from './016-computer-use-model.ts';
 import * as clusterInstances from './017-cluster-instances.ts';
 import * as registryEntityId from './017b-registry-entity-id.ts';
 import * as fhirIndexCatchUp from './018-fhir-index-catch-up.ts';
+import * as agentNameSkeleton from './019-agent-name-skeleton.ts';
 
 /**
  * A migration and its phase (docs/operations.md, "Rolling upgrades"): `expand` (the default) only adds
@@ -48,4 +49,5 @@ export const MIGRATIONS: Record<string, WardMigration> = {
   // Before 018 in name order: an expanding step behind a contracting one would wait with it (decisions.md 94).
   '017b-registry-entity-id': registryEntityId,
   '018-fhir-index-catch-up': fhirIndexCatchUp,
+  '019-agent-name-skeleton': agentNameSkeleton,
 };

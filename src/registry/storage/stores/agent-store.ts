@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { featuresOf, protocolsOf, tokenPattern, tokenText } from '../../../core/agent-capabilities.ts';
 import { insertRows, isPostgres, runCompiled } from '../compiled-statements.ts';
 import type { AgentsTable, Database } from '../schema.ts';
@@ -50,9 +50,10 @@ function rankOf(agent: AgentRow) {
 }
 
 /**
- * Inserts an agent, its first version row and its skill index rows, unless another live (not revoked) agent of its
- * organisation has its display name: then nothing is written and the answer is false. The unique
- * index `agents_org_name_live` (migration 010) decides, so no read comes first.
+ * Inserts an agent, its first version row and its skill index rows, unless another live (not revoked)
+ * agent of its organisation has its display name, or one that looks the same: then nothing is written
+ * and the answer is false. The unique indexes decide (`agents_org_name_live`, migration 010, on the
+ * name; `agents_org_skeleton_live`, migration 019, on its confusable skeleton), so no read comes first.
  */
 export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<boolean> {
   // A member left undefined is a column left out (its default applies), named in the statement's
@@ -71,7 +72,7 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
       const statement = sql<{ inserted: number }>`
         with agent as (
           insert into agents (${sql.join(columns.map((column) => sql.ref(column)))}) values (${sql.join(agentValues)})
-          on conflict (org_id, display_name) where status <> 'revoked' do nothing
+          on conflict do nothing
           returning id, version, status, record, updated_at
         ), versions as (
           insert into agent_versions (agent_id, version, status, record, updated_at)
@@ -100,7 +101,7 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
     return rows[0]?.inserted === 1;
   }
   const build = () =>
-    tx.insertInto('agents').values(row).onConflict((oc) => oc.columns(['org_id', 'display_name']).where(sql<SqlBool>`status <> 'revoked'`).doNothing());
+    tx.insertInto('agents').values(row).onConflict((oc) => oc.doNothing());
   const inserted = await runCompiled(tx, `insert agents (${columns.join(',')}), unless the name is taken`, agentValues, build);
   if (Number(inserted.numAffectedRows ?? 0n) !== 1) return false;
   await insertAgentVersion(tx, row);
@@ -151,11 +152,15 @@ export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: num
   return true;
 }
 
-/** Whether another non-revoked agent of the organisation already uses the display name. */
+/**
+ * Whether another non-revoked agent of the organisation has this display name, or one that looks the
+ * same (its confusable skeleton; migration 019). A row without a skeleton (an older build's, or a
+ * look-alike kept from before 019) still counts by its exact name.
+ */
 export async function hasNameConflict(
   db: Db,
   orgId: string,
-  displayName: string,
+  name: { displayName: string; skeleton: string },
   exceptId?: string,
 ): Promise<boolean> {
   const build = () => {
@@ -163,13 +168,14 @@ export async function hasNameConflict(
       .selectFrom('agents')
       .select('id')
       .where('org_id', '=', orgId)
-      .where('display_name', '=', displayName)
+      .where((eb) => eb.or([eb('name_skeleton', '=', name.skeleton), eb('display_name', '=', name.displayName)]))
       .where('status', '!=', 'revoked');
     if (exceptId) query = query.where('id', '!=', exceptId);
     return query.limit(1);
   };
-  const parameters = exceptId ? [orgId, displayName, 'revoked', exceptId, 1] : [orgId, displayName, 'revoked', 1];
-  const { rows } = await runCompiled(db, exceptId ? 'agent name conflict, except one' : 'agent name conflict', parameters, build);
+  const base = [orgId, name.skeleton, name.displayName, 'revoked'];
+  const parameters = exceptId ? [...base, exceptId, 1] : [...base, 1];
+  const { rows } = await runCompiled(db, exceptId ? 'agent name or look-alike conflict, except one' : 'agent name or look-alike conflict', parameters, build);
   return rows.length > 0;
 }
 

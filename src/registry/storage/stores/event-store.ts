@@ -51,7 +51,11 @@ export async function insertEvents(tx: Kysely<Database>, events: readonly Stored
   await insertEventRows(tx, eventRows(events));
 }
 
-type EventFilter = { types?: readonly string[]; subject?: string };
+/**
+ * `restricted`: events of these types are left out unless they are about a key of `orgId` (their
+ * subject is one of its `api_keys`): the history's rule for organisation events (event-visibility.ts).
+ */
+type EventFilter = { types?: readonly string[]; subject?: string; restricted?: { types: readonly string[]; orgId: string | undefined } };
 
 /**
  * Events of the filter's types and subject (any when not given), in sequence order `forward` from
@@ -67,6 +71,16 @@ async function selectEvents(
   if (from !== undefined) query = query.where('seq', direction === 'forward' ? '>' : '<', from);
   if (filter.types && filter.types.length > 0) query = query.where('type', 'in', filter.types);
   if (filter.subject) query = query.where('subject', '=', filter.subject);
+  const { restricted } = filter;
+  if (restricted && restricted.types.length > 0) {
+    const orgId = restricted.orgId;
+    query = query.where((eb) =>
+      eb.or([
+        eb('type', 'not in', restricted.types),
+        ...(orgId === undefined ? [] : [eb('subject', 'in', eb.selectFrom('api_keys').select('key_id').where('org_id', '=', orgId))]),
+      ]),
+    );
+  }
   const rows = await query.orderBy('seq', direction === 'forward' ? 'asc' : 'desc').limit(filter.limit).execute();
   return rows.map((row) => ({
     seq: Number(row.seq),

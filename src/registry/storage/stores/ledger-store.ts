@@ -8,7 +8,7 @@ import {
   type Node,
   type NodeRef,
 } from '../../../core/crypto/merkle.ts';
-import { encodeLedgerEntry, isLedgerEventType } from '../../../core/ledger-entry.ts';
+import { encodeLedgerEntry, isLedgerEventType, isSealedEventType, SEALED_SUBJECT } from '../../../core/ledger-entry.ts';
 import type { Database } from '../schema.ts';
 import type { StoredEvent } from './event-store.ts';
 
@@ -76,7 +76,8 @@ export async function planLedgerAppend(
         seq: event.seq,
         leaf_hash: toHex(leafHashes[i] as Uint8Array),
         entry: entries[i] as string,
-        subject: event.subject,
+        // The subject the entry names: a sealed leaf's key stays out of the ledger's tables too.
+        subject: isSealedEventType(event.type) ? SEALED_SUBJECT : event.subject,
       })),
       nodes: created.map((node: Node) => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })),
     },
