@@ -7,13 +7,18 @@ const JURISDICTIONS = ['GB', 'FR', 'DE', 'NL', 'IE', 'ES', 'IT', 'SE'];
 const PROTOCOLS = ['mesh-a2a-jsonrpc', 'fhir-rest', 'hl7v2-mllp'];
 export const SKILL_COUNT = 200;
 
+/** The first endpoint's URL: each protocol takes only its own schemes (HL7 v2 over MLLP is `mllp://`). */
+function firstEndpointUrl(n: number): string {
+  return n % 3 === 2 ? `mllp://agent-${n}.example.org:2575` : `https://agent-${n}.example.org/a2a`;
+}
+
 /** The body of the n-th synthetic agent: two skills of 200, spread over jurisdictions and protocols. */
 export function syntheticAgent(n: number) {
   return {
     display_name: `Synthetic agent ${n}`,
     jurisdiction: JURISDICTIONS[n % JURISDICTIONS.length] as string,
     endpoints: [
-      { url: `https://agent-${n}.example.org/a2a`, protocol: PROTOCOLS[n % 3] as string, priority: n % 50, region: 'uk-south' },
+      { url: firstEndpointUrl(n), protocol: PROTOCOLS[n % 3] as string, priority: n % 50, region: 'uk-south' },
       { url: `https://agent-${n}-b.example.org/a2a`, protocol: 'mesh-a2a-jsonrpc', priority: 60 + (n % 7), region: 'eu-west' },
     ],
     capabilities: {
@@ -56,7 +61,7 @@ export async function seedAgentsSql(databaseUrl: string, schema: string, count: 
   const record = `json_build_object(
       'display_name', 'Synthetic agent ' || g,
       'endpoints', json_build_array(
-        json_build_object('url', 'https://agent-' || g || '.example.org/a2a', 'protocol', ${protocol}, 'priority', g % 50, 'weight', 100, 'region', 'uk-south'),
+        json_build_object('url', case when g % 3 = 2 then 'mllp://agent-' || g || '.example.org:2575' else 'https://agent-' || g || '.example.org/a2a' end, 'protocol', ${protocol}, 'priority', g % 50, 'weight', 100, 'region', 'uk-south'),
         json_build_object('url', 'https://agent-' || g || '-b.example.org/a2a', 'protocol', 'mesh-a2a-jsonrpc', 'priority', 60 + g % 7, 'weight', 100, 'region', 'eu-west')),
       'capabilities', json_build_object(
         'stream_resume', g % 3 = 0,
