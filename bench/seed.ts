@@ -1,7 +1,7 @@
 import { systemContext } from '../src/core/call-context.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { runWrite } from '../src/registry/storage/write-unit.ts';
-import type { RegistryServices } from '../src/registry/services.ts';
+import type { RegistryServices } from '../src/registry/plugins/registry-services.ts';
 
 const JURISDICTIONS = ['GB', 'FR', 'DE', 'NL', 'IE', 'ES', 'IT', 'SE'];
 const PROTOCOLS = ['mesh-a2a-jsonrpc', 'fhir-rest', 'hl7v2-mllp'];

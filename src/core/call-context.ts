@@ -27,6 +27,13 @@ export type CallContext = {
   readonly pricingTier?: { name: PricingTier; limits: PricingTierLimits };
 };
 
+/** Who the request is from, once its credential (if any) has been verified (registry/credentials). */
+export type Caller = {
+  principal: Principal;
+  scopes: ReadonlySet<Scope>;
+  pricingTier?: { name: PricingTier; limits: PricingTierLimits };
+};
+
 export const ANONYMOUS: Principal = { kind: 'anonymous', credentialId: 'anonymous' };
 
 /** A context for work the registry does on its own behalf (seeding, background jobs). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Storage } from './storage/database.ts';
-import type { EventRoutesOptions } from './routes/events.ts';
+import type { EventRoutesOptions } from './events/event-routes.ts';
 import { edgePlugin } from './plugins/edge-plugin.ts';
 import { jobsPlugin } from './plugins/jobs-plugin.ts';
 import { closeOpened, type OpenedResources } from './plugins/opened-resources.ts';

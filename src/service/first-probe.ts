@@ -1,4 +1,4 @@
-import type { RegistryServices } from '../registry/services.ts';
+import type { RegistryServices } from '../registry/plugins/registry-services.ts';
 import { SHIPPED_AGENTS } from '../mesh/registration.ts';
 
 /**

@@ -2,7 +2,7 @@ import { systemContext } from '../core/call-context.ts';
 import type { Clock } from '../core/clock.ts';
 import { meshAgentRegistrations } from '../mesh/registration.ts';
 import type { AgentRecord } from '../contract/agent-record.ts';
-import type { RegistryServices } from '../registry/services.ts';
+import type { RegistryServices } from '../registry/plugins/registry-services.ts';
 
 /**
  * Registers the shipped mesh agents in the registry with endpoints at the gateway, so the standard

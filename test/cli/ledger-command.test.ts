@@ -8,7 +8,7 @@ import { registerOverHttp, startRegistries, testScope } from '../helpers/listeni
 import { runWard } from '../helpers/ward-process.ts';
 import { systemContext } from '../../src/core/call-context.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../registry/auth/fixtures.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../registry/credentials/fixtures.ts';
 
 const ward = runWard;
 

@@ -8,7 +8,7 @@ import { rootAnchor, threeTiers } from '../helpers/federation.ts';
 import { ORG_URI, ROOT_URI, SOVEREIGN_URI, buildChain, type Chain } from '../helpers/federation-chain.ts';
 import { registerAgent, ulidOf, writeHeaders } from '../helpers/registry.ts';
 import { runWard } from '../helpers/ward-process.ts';
-import { makeCertificate } from '../registry/trust/fixtures.ts';
+import { makeCertificate } from '../registry/agents/evidence/fixtures.ts';
 
 describe('ward trust verify', () => {
   let chain: Chain;

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import type { Session } from 'fastify';
 import { safeNext } from '../../src/console/access/access.ts';
 import { BoundedSessionStore } from '../../src/console/access/session-store.ts';
-import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../registry/auth/fixtures.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../registry/credentials/fixtures.ts';
 import { startConsoleStack, type ConsoleStack } from './console-harness.ts';
 
 const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { ALERT_RULES } from '../../src/console/alerts/alert-rules.ts';
 import { testScope } from '../helpers/listening.ts';
 import { agentBody, BACKENDS } from '../helpers/registry.ts';
-import { makeCertificate } from '../registry/trust/fixtures.ts';
+import { makeCertificate } from '../registry/agents/evidence/fixtures.ts';
 import { assertAccessible, launchBrowser, NEEDS_CHROMIUM, openPage, startConsoleFor, startConsoleStack, waitForLive } from './console-harness.ts';
 import { refusedPort } from '../helpers/refused-port.ts';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
-import type { RegistrySigner } from '../../src/registry/trust/registry-signer.ts';
+import type { RegistrySigner } from '../../src/registry/signing-keys/registry-signer.ts';
 import { childConstraints, signDelegationStatement, type DelegationStatementClaims } from '../../src/contract/delegation-statement.ts';
 import { verifyTrustBundle, type BundleVerification } from '../../src/client/trust/bundle-verifier.ts';
 import { SKEW_MS } from '../../src/core/crypto/key-set.ts';

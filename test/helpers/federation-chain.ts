@@ -2,7 +2,7 @@
 // key pair, real delegation statements and a bundle signed by the organisational registry.
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { PublishedJwk } from '../../src/core/crypto/key-set.ts';
-import type { SigningAlg } from '../../src/registry/trust/registry-signer.ts';
+import type { SigningAlg } from '../../src/registry/signing-keys/registry-signer.ts';
 import { agentUri, newUlid } from '../../src/core/ids.ts';
 import { childConstraints, signDelegationStatement, type DelegationStatementInput } from '../../src/contract/delegation-statement.ts';
 import type { TrustAnchorInput } from '../../src/client/trust/bundle-verifier.ts';

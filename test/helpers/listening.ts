@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/core/config.ts';
 import { openStorage, type Backend, type Storage } from '../../src/registry/storage/database.ts';
 import { buildRegistry } from '../../src/registry/app.ts';
 import { EVENT_TYPES } from '../../src/contract/event-types.ts';
-import type { EventRoutesOptions } from '../../src/registry/routes/events.ts';
+import type { EventRoutesOptions } from '../../src/registry/events/event-routes.ts';
 import { agentBody, openTestStorage } from './registry.ts';
 
 /** Safety net only: turns a hang into a failure naming what was missing; asserts nothing about speed. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { requiredScope } from '../../src/registry/auth/route-scopes.ts';
+import { requiredScope } from '../../src/registry/credentials/route-scopes.ts';
 import { dereference } from '../helpers/openapi-document.ts';
 import { buildTestRegistry } from '../helpers/registry.ts';
 
@@ -30,7 +30,7 @@ describe('OpenAPI document', () => {
         if (!operation.summary?.trim()) problems.push(`${where}: no summary`);
         if (!operation.description?.trim()) problems.push(`${where}: no description`);
         if (!Array.isArray(operation.tags) || operation.tags.length === 0) problems.push(`${where}: no tags`);
-        for (const tag of operation.tags ?? []) if (!declared.has(tag)) problems.push(`${where}: tag ${tag} is not declared in src/registry/routes/openapi.ts`);
+        for (const tag of operation.tags ?? []) if (!declared.has(tag)) problems.push(`${where}: tag ${tag} is not declared in src/registry/openapi/openapi-routes.ts`);
         if (!Object.keys(operation.responses ?? {}).some((status) => /^2/.test(status))) problems.push(`${where}: no success response`);
       }
     }

@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config.ts';
 import { openStorage, storageOptionsFromConfig } from '../../registry/storage/database.ts';
 import { migrateToLatest } from '../../registry/storage/migrator.ts';
 import { PRICING_TIER_NAMES, type PricingTier } from '../../core/pricing-tiers.ts';
-import { createApiKeyService } from '../../registry/keys/api-key-service.ts';
+import { createApiKeyService } from '../../registry/credentials/api-key-service.ts';
 import { UsageError, type WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward keys create --org <org_id> [--name <display name>] [--tier ${PRICING_TIER_NAMES.join('|')}] [--scopes registry:read,registry:admin] [--expires <RFC 3339>]

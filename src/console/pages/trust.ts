@@ -6,7 +6,7 @@
  *
  * Which anchor the console verifies with. A bundle verifies against the ROOT of its chain
  * (`delegation_chain[0]`). The registry's `/v1/trust/anchors` lists only that registry's own keys
- * (`src/registry/routes/trust.ts`: its signer's published keys, with the role of its own tier), so the
+ * (`src/registry/federation/trust-routes.ts`: its signer's published keys, with the role of its own tier), so the
  * root's keys can be found there only when this registry is the root of the chain:
  *  - at a root registry (or any registry that is the first link of the bundle's chain, i.e. its own
  *    trust anchor) the anchor is this registry's JWKS (`/.well-known/jwks.json`, retiring keys

@@ -1,7 +1,7 @@
 /**
  * The registry's signing identity as its users see it: what signs metadata, answers and statements,
  * and the keys it publishes. The implementation, which keeps the keys in the registry's storage, is
- * src/registry/trust/registry-signer.ts; the contract's statement and bundle formats sign through
+ * src/registry/signing-keys/registry-signer.ts; the contract's statement and bundle formats sign through
  * this type alone.
  */
 import type { JWK } from 'jose';

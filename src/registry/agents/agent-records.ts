@@ -1,6 +1,6 @@
 import type { Storage } from '../storage/database.ts';
-import type { AgentRow } from '../storage/stores/agent-store.ts';
-import { listEndpointHealth, type EndpointHealthRow } from '../storage/stores/endpoint-health-store.ts';
+import type { AgentRow } from './storage/agent-store.ts';
+import { listEndpointHealth, type EndpointHealthRow } from './storage/endpoint-health-store.ts';
 import type { AgentDocument, AgentRecord, AgentStatus, TrustValidation } from '../../contract/agent-record.ts';
 
 /** What the JSON document column holds besides the owner's document. */

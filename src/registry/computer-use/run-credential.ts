@@ -7,11 +7,11 @@ import { systemContext, type Scope } from '../../core/call-context.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { PricingTier } from '../../core/pricing-tiers.ts';
 import type { Storage } from '../storage/database.ts';
-import { findApiKey } from '../storage/stores/api-key-store.ts';
-import type { RunRow } from '../storage/stores/computer-use-store.ts';
+import { findApiKey } from '../credentials/index.ts';
+import type { RunRow } from './storage/computer-use-store.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
 import { personaMayAct } from '../../contract/personas.ts';
-import type { ApiKeyService } from '../keys/api-key-service.ts';
+import type { ApiKeyService } from '../credentials/index.ts';
 import { REQUESTER_REVOKED, RunFailure } from './run-records.ts';
 
 /**

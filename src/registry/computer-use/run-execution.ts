@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../core/clock.ts';
 import type { Storage } from '../storage/database.ts';
-import { findRun, insertTurn, updateRun, type RunAction, type RunRow, type RunStatus } from '../storage/stores/computer-use-store.ts';
+import { findRun, insertTurn, updateRun, type RunAction, type RunRow, type RunStatus } from './storage/computer-use-store.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
 import { systemPrompt, type Persona } from '../../contract/personas.ts';
 import { ActionError, carryOut, type DrivenPage, type ToolInput } from '../../computer-use/browser-actions.ts';

@@ -4,8 +4,8 @@
  */
 import { WardError } from '../../core/errors.ts';
 import type { Storage } from '../storage/database.ts';
-import { findRun, findScreenshot, ledgerLeavesForSeqs, listRuns, listTurns, type RunRow, type RunStatus } from '../storage/stores/computer-use-store.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { findRun, findScreenshot, ledgerLeavesForSeqs, listRuns, listTurns, type RunRow, type RunStatus } from './storage/computer-use-store.ts';
+import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import { summary } from './run-records.ts';
 
 /** A run with its turns (screenshots by address) and the ledger entries it wrote. */

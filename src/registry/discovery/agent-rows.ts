@@ -13,7 +13,7 @@
  * for the one the rows came from.
  */
 import type { Storage } from '../storage/database.ts';
-import { agentVersions, findAgents, type AgentRow } from '../storage/stores/agent-store.ts';
+import { agentVersions, findAgents, type AgentRow } from '../agents/index.ts';
 
 /** How long a row checked at one event sequence is used without a query while the sequence holds. */
 const SHORTCUT_MS = 30_000;

@@ -10,9 +10,9 @@ import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import { DISCOVERY_TYP } from '../../core/crypto/answer-types.ts';
 import { withCompactJws, withMembers } from '../../core/crypto/json-members.ts';
-import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { RegistrySigner } from '../signing-keys/index.ts';
 import { WardError } from '../../core/errors.ts';
-import { timeoutWithinBudget, type FederatedDiscovery } from '../federation/federated-discovery.ts';
+import { timeoutWithinBudget, type FederatedDiscovery } from './federated/federated-discovery.ts';
 import { createResponseCache } from './response-cache.ts';
 import type { DiscoveryQuery, DiscoveryResult, DiscoveryService } from './discovery-service.ts';
 

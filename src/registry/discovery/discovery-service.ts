@@ -1,7 +1,7 @@
 import type { Storage } from '../storage/database.ts';
-import { rankDiscoverableBySkill } from '../storage/stores/agent-store.ts';
+import { rankDiscoverableBySkill } from '../agents/index.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
-import { toAgentRecords } from '../agents/agent-records.ts';
+import { toAgentRecords } from '../agents/index.ts';
 import { createAgentRows } from './agent-rows.ts';
 import { acceptsPurpose, hasFeatures, hasRegion, speaksProtocol } from './agent-filters.ts';
 import { scoreAgent, type ScoreBreakdown } from './ranking.ts';

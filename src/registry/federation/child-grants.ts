@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { WardError } from '../../core/errors.ts';
 import { childConstraints, signDelegationStatement, signStatusToken } from '../../contract/delegation-statement.ts';
-import { findRegistry, type RegistryRow } from '../storage/stores/registry-store.ts';
+import { findRegistry, type RegistryRow } from './storage/registry-store.ts';
 import { replaceChildKeys, rolledOverKeys } from './child-key-rollover.ts';
 import type { ChildRegistriesDeps, DelegationGrant } from './child-registry-types.ts';
 

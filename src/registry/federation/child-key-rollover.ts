@@ -6,8 +6,8 @@
  * configuration, read when its subordinate statement is fetched (../oidf/subordinate-rollover.ts).
  */
 import { WardError } from '../../core/errors.ts';
-import type { RegistryRow } from '../storage/stores/registry-store.ts';
-import { findRegistry, updateRegistry } from '../storage/stores/registry-store.ts';
+import type { RegistryRow } from './storage/registry-store.ts';
+import { findRegistry, updateRegistry } from './storage/registry-store.ts';
 import { runWrite } from '../storage/write-unit.ts';
 import type { Storage } from '../storage/database.ts';
 import { hasPrivateKeyMaterial, verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';

@@ -18,10 +18,10 @@ import {
   updateRegistry,
   type RegistryFilter,
   type RegistryRow,
-} from '../storage/stores/registry-store.ts';
+} from './storage/registry-store.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
-import { writeOnce, type WriteRequest } from '../idempotency/idempotency.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { writeOnce, type WriteRequest } from '../storage/idempotency.ts';
+import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import { childStatus, findChild, grantDelegation } from './child-grants.ts';
 import { resolveChildKeys } from './child-keys.ts';
 import type { ChildRegistriesDeps, PreparedRegistry, RegisterRegistryInput, RegistryRecord, TrustAnchorInput } from './child-registry-types.ts';

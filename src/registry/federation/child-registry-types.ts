@@ -7,8 +7,8 @@ import type { JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import type { Config } from '../../core/config.ts';
 import type { Storage } from '../storage/database.ts';
-import type { RegistryRow } from '../storage/stores/registry-store.ts';
-import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { RegistryRow } from './storage/registry-store.ts';
+import type { RegistrySigner } from '../signing-keys/index.ts';
 
 export const ENTITY_CONFIGURATION_TYP = 'ward-entity+jwt';
 export type ChildTier = RegistryRow['tier'];

@@ -5,7 +5,7 @@
  * token carries `registry:read` and nothing else.
  */
 import { decodeProtectedHeader } from 'jose';
-import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { RegistrySigner } from '../signing-keys/index.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 
 /** The registry whose tokens are accepted, and the keys they are checked with. */

@@ -8,7 +8,7 @@ import { failureKind } from '../../client/federation-client.ts';
 import type { RegistryAnswer } from '../../client/registry-answer.ts';
 import { verifiedPayload, type PublishedJwk } from '../../core/crypto/key-set.ts';
 import { DELEGATION_TYP, STATUS_TYP } from '../../contract/delegation-statement.ts';
-import { writeFederationState } from '../storage/stores/federation-state-store.ts';
+import { writeFederationState } from './storage/federation-state-store.ts';
 import { ENTITY_CONFIGURATION_TYP, type DelegationGrant } from './child-registry-types.ts';
 import { kidsKnownToParent, STATE_NAME, type LinkState } from './parent-link-state.ts';
 

@@ -6,9 +6,9 @@
 import { decodeJwt } from 'jose';
 import type { FederationClient } from '../../client/federation-client.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { RegistrySigner } from '../signing-keys/index.ts';
 import type { Storage } from '../storage/database.ts';
-import { readFederationState } from '../storage/stores/federation-state-store.ts';
+import { readFederationState } from './storage/federation-state-store.ts';
 import type { DelegationGrant } from './child-registry-types.ts';
 
 /** The name the grant is stored under (federation state). */

@@ -1,5 +1,5 @@
 import { WardError } from '../../core/errors.ts';
-import type { RegistryServices } from '../services.ts';
+import type { ParentLink } from './parent-link.ts';
 
 /**
  * A registry its parent revoked drops out of routing (issue: "revocation down the tiers"): its
@@ -7,7 +7,7 @@ import type { RegistryServices } from '../services.ts';
  * (403 `REGISTRY_REVOKED`). Discovery and the records stay
  * readable: they make no claim about the federation.
  */
-export function refuseIfRevoked(ward: Pick<RegistryServices, 'parentLink' | 'registryId'>): void {
+export function refuseIfRevoked(ward: { parentLink: Pick<ParentLink, 'revoked'>; registryId: string }): void {
   const revoked = ward.parentLink.revoked();
   if (revoked) {
     throw new WardError('REGISTRY_REVOKED', 'This registry was revoked by its parent: it gives no routing advice or trust bundles.', {

@@ -5,11 +5,11 @@
  * under the agent's URI, jurisdiction and creation time (which never change).
  */
 import { WardError } from '../../core/errors.ts';
-import { toAgentRecord } from '../agents/agent-records.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { toAgentRecord } from '../agents/index.ts';
+import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import type { Storage } from '../storage/database.ts';
-import { findAgent, type AgentRow } from '../storage/stores/agent-store.ts';
-import { countAgentVersions, findAgentVersion, listAgentVersions, type AgentVersion } from '../storage/stores/agent-version-store.ts';
+import { findAgent, type AgentRow } from '../agents/index.ts';
+import { countAgentVersions, findAgentVersion, listAgentVersions, type AgentVersion } from '../agents/index.ts';
 import { deviceOf, type FhirResource } from './fhir-resources.ts';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;

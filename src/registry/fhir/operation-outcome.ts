@@ -7,7 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import { FHIR_JSON, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
 import { ERROR_CODES, type ErrorCode } from '../../core/errors.ts';
-import type { ErrorRenderer } from '../http/error-handler.ts';
+import type { ErrorRenderer } from '../../core/http/error-renderer.ts';
 
 /** FHIR's issue type (http://hl7.org/fhir/issue-type) for an HTTP status. */
 function issueType(code: ErrorCode, status: number): string {

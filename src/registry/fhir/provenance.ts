@@ -9,7 +9,7 @@
  * The ledger keeps identifiers, states and digests, never free text (core/ledger-entry.ts), so a
  * Provenance holds no more than the ledger already publishes.
  */
-import type { SignedTreeHead } from '../ledger/ledger-service.ts';
+import type { SignedTreeHead } from '../ledger/index.ts';
 import { URI_IDENTIFIER_SYSTEM, WARD_CODE_SYSTEMS } from '../../contract/fhir-vocabulary.ts';
 import type { LedgerLeaf } from '../storage/stores/ledger-store.ts';
 import type { FhirResource } from './fhir-resources.ts';

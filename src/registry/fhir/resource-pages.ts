@@ -10,7 +10,7 @@
  * than read on (FHIR lets a page hold fewer than `_count`).
  */
 import { WardError } from '../../core/errors.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import type { FhirResource } from './fhir-resources.ts';
 
 export const MAX_ITEMS_READ = 1000;

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientErrorAnswer } from '../../core/http/client-error.ts';
+import type { ErrorRenderer } from '../../core/http/error-renderer.ts';
 import { ERROR_CODES, errorEnvelope, isWardError, type ErrorCode } from '../../core/errors.ts';
 import { toValidationIssues } from './validation.ts';
 
@@ -48,11 +49,7 @@ function frameworkCode(error: FastifyError): ErrorCode | undefined {
   return undefined;
 }
 
-/**
- * Writes an error answer. The registry's is the envelope; a surface that speaks another standard (the
- * FHIR directory's OperationOutcome) passes its own, and every error is still decided here once.
- */
-export type ErrorRenderer = (reply: FastifyReply, code: ErrorCode, message: string | undefined, details: Record<string, unknown>, retryAfterMs?: number | null) => FastifyReply;
+export type { ErrorRenderer };
 
 function sendEnvelope(
   reply: FastifyReply,

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CallContext } from '../../core/call-context.ts';
-import { contextOf } from '../auth/authentication.ts';
-import { requestFingerprint, type IdempotentOutcome, type IdempotentRequest, type WriteRequest } from '../idempotency/idempotency.ts';
+import type { CallContext, Caller } from '../../core/call-context.ts';
+import { requestFingerprint, type IdempotentOutcome, type IdempotentRequest, type WriteRequest } from '../storage/idempotency.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Who is calling: set by the credentials feature's onRequest hook before any handler runs. */
+    caller: Caller;
     /** The idempotency fingerprint, taken before validation fills in defaults. */
     bodyFingerprint?: string;
   }
@@ -23,9 +24,16 @@ export function fingerprintBeforeValidation(request: FastifyRequest): void {
 
 export { requestIdFor } from '../../core/http/request-id.ts';
 
-/** The call context for a request: who called (authentication.ts), with what scopes and tier. */
+/** The call context for a request: who called (credentials/authentication.ts), with what scopes and tier. */
 export function callContext(request: FastifyRequest): CallContext {
-  return contextOf(request);
+  const { caller } = request;
+  return {
+    principal: caller.principal,
+    scopes: caller.scopes,
+    requestId: request.id,
+    clock: request.server.ward.clock,
+    ...(caller.pricingTier ? { pricingTier: caller.pricingTier } : {}),
+  };
 }
 
 /** The idempotency fingerprint of a request: its body and any precondition it carries. */

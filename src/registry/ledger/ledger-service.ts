@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
-import type { RegistrySigner } from '../trust/registry-signer.ts';
+import type { RegistrySigner } from '../signing-keys/index.ts';
 import {
   EMPTY_ROOT,
   consistencyProofRanges,

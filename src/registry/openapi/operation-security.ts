@@ -1,7 +1,7 @@
 import type { Scope } from '../../core/call-context.ts';
 import type { Config } from '../../core/config.ts';
 import { ErrorEnvelope } from '../../contract/schemas/common.ts';
-import { requiredScope } from '../auth/route-scopes.ts';
+import { requiredScope } from '../credentials/index.ts';
 
 type AuthMode = Config['REGISTRY_AUTH_MODE'];
 type SecurityScheme =

@@ -6,8 +6,8 @@ import type { Storage } from '../storage/database.ts';
 import { migrationStatus } from '../storage/migrator.ts';
 import { lastCommittedSeq, oldestRetainedSeq } from '../storage/stores/event-store.ts';
 import { WARD_VERSION } from '../../core/version.ts';
-import type { HealthProber } from '../health/health-prober.ts';
-import type { LedgerService } from '../ledger/ledger-service.ts';
+import type { HealthProber } from '../agents/index.ts';
+import type { LedgerService } from '../ledger/index.ts';
 import type { InstanceHeartbeat } from './instance-heartbeat.ts';
 
 export const REDACTED = '[redacted]';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { WARD_VERSION } from '../../core/version.ts';
-import { registerClaimHolder } from '../idempotency/idempotency.ts';
+import { registerClaimHolder } from '../storage/idempotency.ts';
 import type { Storage } from '../storage/database.ts';
 import { MIGRATIONS } from '../storage/migrations/index.ts';
 import { INSTANCE_LEASE_PREFIX } from '../storage/stores/idempotency-store.ts';

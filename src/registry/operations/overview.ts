@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Storage } from '../storage/database.ts';
-import { countActiveEndpoints, countAgentsBy, findAgent, listTrustExpiring } from '../storage/stores/agent-store.ts';
-import { countActiveEndpointHealth, listDownEndpoints } from '../storage/stores/endpoint-health-store.ts';
+import { countActiveEndpoints, countAgentsBy, findAgent, listTrustExpiring } from '../agents/index.ts';
+import { countActiveEndpointHealth, listDownEndpoints } from '../agents/index.ts';
 import { listEventsNewestFirst } from '../storage/stores/event-store.ts';
 import { AGENT_STATUSES, type AgentStatus } from '../../contract/agent-record.ts';
 import { flappingEndpoints, replayHealthHistory, type HealthChange } from './health-history.ts';

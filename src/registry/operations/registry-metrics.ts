@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import type { Storage } from '../storage/database.ts';
-import { countRunsByStatus } from '../storage/stores/computer-use-store.ts';
+import { countRunsByStatus } from '../computer-use/index.ts';
 import { observeCommits } from '../storage/write-unit.ts';
 
 /**

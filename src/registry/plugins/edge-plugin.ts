@@ -2,22 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { httpKit, requestLogMode } from '../../core/http/http-kit.ts';
-import { registerAuthentication, type TokenAuthenticator } from '../auth/authentication.ts';
-import { createTokenAuthenticator } from '../auth/token-authenticator.ts';
+import { registerAuthentication, type TokenAuthenticator } from '../credentials/authentication.ts';
+import { createTokenAuthenticator } from '../credentials/token-authenticator.ts';
 import { isFederationToken, verifyFederationToken } from '../federation/federation-token.ts';
-import { federationTokenIssuer } from '../oidf/federation-token-issuer.ts';
+import { federationTokenIssuer } from '../federation/oidf/federation-token-issuer.ts';
 import { registerErrorHandling } from '../http/error-handler.ts';
 import { registerPhiGuard } from '../http/phi-guard.ts';
 import { registerProductionHeaders } from '../http/production-headers.ts';
 import { fingerprintBeforeValidation } from '../http/request-context.ts';
 import { registerTextGuard } from '../http/text-guard.ts';
 import { validatorCompiler } from '../http/validation.ts';
-import { createMemoryRateLimiter } from '../limits/memory-rate-limiter.ts';
-import { registerRateLimits } from '../limits/rate-limit-hook.ts';
-import type { RateLimiter } from '../limits/rate-limiter.ts';
-import { createRedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { createMemoryRateLimiter } from '../metering/memory-rate-limiter.ts';
+import { registerRateLimits } from '../metering/rate-limit-hook.ts';
+import type { RateLimiter } from '../metering/rate-limiter.ts';
+import { createRedisRateLimiter } from '../metering/redis-rate-limiter.ts';
 import { createTrafficStats, type TrafficStats } from '../operations/traffic-stats.ts';
-import { createUsageMeter, type UsageMeter } from '../usage/usage-meter.ts';
+import { createUsageMeter, type UsageMeter } from '../metering/usage-meter.ts';
 
 /** What the registry's request pipeline keeps: its limits, usage counts, traffic and draining state. */
 export type RegistryEdge = {

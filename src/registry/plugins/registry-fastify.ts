@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from '../../core/config.ts';
 import { serverLogger } from '../../core/http/http-kit.ts';
-import { tlsServerOptions, watchCrl, type TlsFiles } from '../auth/mtls.ts';
+import { tlsServerOptions, watchCrl, type TlsFiles } from '../credentials/mtls.ts';
 import { clientErrorInEnvelope, frameworkErrorsIn } from '../http/error-handler.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { requestIdFor } from '../http/request-context.ts';

@@ -1,22 +1,22 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { agentRoutes } from '../routes/agents.ts';
-import { agentCardRoutes } from '../routes/agent-cards.ts';
-import { apiKeyRoutes } from '../routes/api-keys.ts';
-import { computerUseRoutes } from '../routes/computer-use.ts';
-import { fhirRoutes } from '../routes/fhir.ts';
-import { openIdFederationRoutes } from '../routes/openid-federation.ts';
-import { discoveryRoutes } from '../routes/discovery.ts';
-import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from '../routes/events.ts';
-import { metadataRoutes } from '../routes/metadata.ts';
-import { openApiOptions, openApiRoutes } from '../routes/openapi.ts';
-import { operationsRoutes } from '../routes/operations.ts';
-import { registryRoutes } from '../routes/registries.ts';
-import { routingRoutes } from '../routes/routing.ts';
-import { transparencyRoutes } from '../routes/transparency.ts';
-import { trustRoutes } from '../routes/trust.ts';
-import { usageRoutes } from '../routes/usage.ts';
+import { agentRoutes } from '../agents/agent-routes.ts';
+import { agentCardRoutes } from '../agents/cards/card-routes.ts';
+import { apiKeyRoutes } from '../credentials/api-key-routes.ts';
+import { computerUseRoutes } from '../computer-use/computer-use-routes.ts';
+import { fhirRoutes } from '../fhir/fhir-routes.ts';
+import { openIdFederationRoutes } from '../federation/oidf/oidf-routes.ts';
+import { discoveryRoutes } from '../discovery/discovery-routes.ts';
+import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from '../events/event-routes.ts';
+import { metadataRoutes } from '../federation/metadata-routes.ts';
+import { openApiOptions, openApiRoutes } from '../openapi/openapi-routes.ts';
+import { operationsRoutes } from '../operations/operation-routes.ts';
+import { registryRoutes } from '../federation/registry-routes.ts';
+import { routingRoutes } from '../discovery/routing/routing-routes.ts';
+import { transparencyRoutes } from '../ledger/transparency-routes.ts';
+import { trustRoutes } from '../federation/trust-routes.ts';
+import { usageRoutes } from '../metering/usage-routes.ts';
 
 export type RoutesPluginOptions = {
   /** Event-stream tunables (ping interval, stall timeout…); tests shorten them. */

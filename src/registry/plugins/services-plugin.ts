@@ -5,11 +5,11 @@ import type { Config } from '../../core/config.ts';
 import { keySealerFromConfig } from '../../core/crypto/key-sealer.ts';
 import type { ServerMetrics } from '../../core/http/http-metrics.ts';
 import type { InstanceHeartbeat } from '../operations/instance-heartbeat.ts';
-import { registryServices } from '../services.ts';
+import { registryServices } from './registry-services.ts';
 import { openStorage, storageOptionsFromConfig, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrator.ts';
-import { loadKnownIssuers } from '../trust/known-issuers.ts';
-import { loadRegistrySigner } from '../trust/registry-signer.ts';
+import { loadKnownIssuers } from '../agents/evidence/known-issuers.ts';
+import { loadRegistrySigner } from '../signing-keys/registry-signer.ts';
 import { createRegistryServices } from './create-services.ts';
 import type { OpenedResources } from './opened-resources.ts';
 

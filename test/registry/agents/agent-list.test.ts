@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { encodeCursor } from '../../../src/registry/http/cursor.ts';
+import { encodeCursor } from '../../../src/contract/cursor.ts';
 import { BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
 
 for (const backend of BACKENDS) {

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { signAgentCard } from '../../../src/core/crypto/agent-card-signature.ts';
-import { startServer } from '../auth/fixtures.ts';
+import { startServer } from '../credentials/fixtures.ts';
 
 export type CardKeyPair = { kid: string; privateKey: CryptoKey; jwk: JWK };
 

@@ -10,7 +10,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { createEchoAgent } from '../../mesh/fixtures/echo-agent.ts';
 import { listenAgent } from '../../mesh/helpers.ts';
 import { BACKENDS, buildTestRegistry, writeHeaders } from '../../helpers/registry.ts';
-import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, tokenClaims } from '../auth/fixtures.ts';
+import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, tokenClaims } from '../credentials/fixtures.ts';
 import type { Backend } from '../../../src/registry/storage/database.ts';
 import { cardFor, startCardServer } from './card-fixtures.ts';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { Backend } from '../../../src/registry/storage/database.ts';
 import { agentBody, BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
-import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, tokenClaims } from '../auth/fixtures.ts';
+import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, tokenClaims } from '../credentials/fixtures.ts';
 
 async function productionRegistry(t: TestContext, backend: Backend, extra: Record<string, string> = {}) {
   const key = makeSigningKey('ES256');

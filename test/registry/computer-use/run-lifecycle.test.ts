@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { acquireLease } from '../../../src/registry/storage/stores/lease-store.ts';
-import { findRun, insertRun, type RunRow } from '../../../src/registry/storage/stores/computer-use-store.ts';
+import { findRun, insertRun, type RunRow } from '../../../src/registry/computer-use/storage/computer-use-store.ts';
 import { NEEDS_CHROMIUM, startConsoleFor } from '../../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, startRegistries, testScope } from '../../helpers/listening.ts';
 import { BACKENDS } from '../../helpers/registry.ts';

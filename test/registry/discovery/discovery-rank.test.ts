@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { setHealthRank } from '../../../src/registry/storage/stores/agent-store.ts';
+import { setHealthRank } from '../../../src/registry/agents/storage/agent-store.ts';
 import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import {
   BACKENDS,
@@ -18,7 +18,7 @@ import {
   ulidOf,
   writeHeaders,
 } from '../../helpers/registry.ts';
-import { makeCertificate } from '../trust/fixtures.ts';
+import { makeCertificate } from '../agents/evidence/fixtures.ts';
 
 const DAY = 86_400_000;
 const SKILLS = ['s.a', 's.b', 's.c'];

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compactVerify, createLocalJWKSet } from 'jose';
-import { setHealthRank } from '../../../src/registry/storage/stores/agent-store.ts';
-import { upsertEndpointHealth } from '../../../src/registry/storage/stores/endpoint-health-store.ts';
+import { setHealthRank } from '../../../src/registry/agents/storage/agent-store.ts';
+import { upsertEndpointHealth } from '../../../src/registry/agents/storage/endpoint-health-store.ts';
 import { BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
-import { makeCertificate } from '../trust/fixtures.ts';
+import { makeCertificate } from '../agents/evidence/fixtures.ts';
 
 const DAY = 86_400_000;
 /** A certificate valid now (the trust fixtures' default window is relative to their fixed test date). */

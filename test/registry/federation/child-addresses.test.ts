@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import type { Storage } from '../../../src/registry/storage/database.ts';
 import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
 import { MIGRATIONS } from '../../../src/registry/storage/migrations/index.ts';
-import { findActiveChildByEntityId, insertRegistry, type RegistryRow } from '../../../src/registry/storage/stores/registry-store.ts';
+import { findActiveChildByEntityId, insertRegistry, type RegistryRow } from '../../../src/registry/federation/storage/registry-store.ts';
 import { registrationBody, startRegistry, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, openTestStorage, writeHeaders } from '../../helpers/registry.ts';
 

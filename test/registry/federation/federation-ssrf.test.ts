@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildTestRegistry, writeHeaders } from '../../helpers/registry.ts';
-import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, startServer, tokenClaims } from '../auth/fixtures.ts';
+import { makeSigningKey, productionJwtEnv, signToken, startJwksServer, startServer, tokenClaims } from '../credentials/fixtures.ts';
 
 async function productionParent(t: any, extra: Record<string, string> = {}) {
   const key = makeSigningKey('ES256');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { issueFederationToken } from '../../../src/registry/federation/federation-token.ts';
-import { superiorInChain } from '../../../src/registry/oidf/superior-in-chain.ts';
+import { superiorInChain } from '../../../src/registry/federation/oidf/superior-in-chain.ts';
 import { registrationBody, startRegistry, type RunningRegistry } from '../../helpers/federation.ts';
 import { BACKENDS, registerAgent, writeHeaders } from '../../helpers/registry.ts';
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { readFederationState, writeFederationState } from '../../../src/registry/storage/stores/federation-state-store.ts';
+import { readFederationState, writeFederationState } from '../../../src/registry/federation/storage/federation-state-store.ts';
 import { buildRegistry } from '../../../src/registry/app.ts';
 import { ENTITY_CONFIGURATION_TYP } from '../../../src/registry/federation/child-registries.ts';
 import { verifyTrustBundle } from '../../../src/client/trust/bundle-verifier.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildTestRegistry } from '../../helpers/registry.ts';
-import { makeSigningKey, productionJwtEnv, startJwksServer } from '../auth/fixtures.ts';
+import { makeSigningKey, productionJwtEnv, startJwksServer } from '../credentials/fixtures.ts';
 
 describe('production guards', () => {
   test('in production only the configured origins may call from a browser; in development any may', async (t) => {

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { httpKit } from '../../../src/core/http/http-kit.ts';
 import { createServerMetrics } from '../../../src/core/http/http-metrics.ts';
-import { discoveryRoutes } from '../../../src/registry/routes/discovery.ts';
-import { registryServices, type RegistryServices } from '../../../src/registry/services.ts';
+import { discoveryRoutes } from '../../../src/registry/discovery/discovery-routes.ts';
+import { registryServices, type RegistryServices } from '../../../src/registry/plugins/registry-services.ts';
 
 const someServices = { discoveryAnswers: {} } as unknown as RegistryServices;
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { bearer, createKey } from '../../helpers/keys.ts';
 import { BACKENDS, agentBody, buildTestRegistry, registerAgent, ulidOf, writeHeaders } from '../../helpers/registry.ts';
-import { makeCertificate } from '../trust/fixtures.ts';
+import { makeCertificate } from '../agents/evidence/fixtures.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../auth/fixtures.ts';
+import { AUDIENCE, ISSUER, makeSigningKey, signToken, startJwksServer, tokenClaims } from '../credentials/fixtures.ts';
 import { registerOverHttp, startRegistries, testScope } from '../../helpers/listening.ts';
 import { BACKENDS, agentBody } from '../../helpers/registry.ts';
 import { createServer } from 'node:http';
