@@ -9,10 +9,10 @@ import { ESLint } from 'eslint';
 
 const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
 
-/** The messages of the layer rule for `from` imported in a file at `file`. */
-async function refusals(file: string, from: string): Promise<string[]> {
+/** The messages of the layer rule (or of `rule`) for `from` imported in a file at `file`. */
+async function refusals(file: string, from: string, rule = 'no-restricted-imports'): Promise<string[]> {
   const [result] = await eslint.lintText(`import { x } from '${from}';\nexport const y = x;\n`, { filePath: file });
-  return (result?.messages ?? []).filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message);
+  return (result?.messages ?? []).filter((message) => message.ruleId === rule).map((message) => message.message);
 }
 
 const REFUSED: Array<[string, string]> = [
@@ -20,7 +20,7 @@ const REFUSED: Array<[string, string]> = [
   ['src/contract/fixture.ts', '../client/registry-client.ts'],
   ['src/contract/schemas/fixture.ts', '../../console/console-app.ts'],
   ['src/client/fixture.ts', '../registry/discovery/discovery-service.ts'],
-  ['src/client/trust/fixture.ts', '../../registry/trust/trust-validation.ts'],
+  ['src/client/trust/fixture.ts', '../../registry/agents/evidence/trust-validation.ts'],
   ['src/console/pages/fixture.ts', '../../registry/agents/agent-service.ts'],
   ['src/console/pages/fixture.ts', '../../mcp/tools/discover-agents.ts'],
   ['src/console/fixture.ts', '../mesh/gateway/gateway.ts'],
@@ -55,6 +55,43 @@ describe('layers', () => {
   for (const [file, from] of ALLOWED) {
     test(`${file} may import ${from}`, async () => {
       assert.deepEqual(await refusals(file, from), []);
+    });
+  }
+});
+
+/** Inside the registry: features, their public files, their routes, the platform and the composition root (issue 42). */
+const FEATURE_REFUSED: Array<[string, string, string]> = [
+    ['src/registry/agents/fixture.ts', '../http/error-handler.ts', 'domain code imports no http/'],
+  ['src/registry/discovery/routing/fixture.ts', '../../http/request-context.ts', 'domain code imports no http/, however deep'],
+  ['src/registry/agents/fixture.ts', '../plugins/registry-services.ts', 'no feature imports the composition root'],
+  ['src/registry/federation/fixture.ts', '../app.ts', 'no feature imports the composition root'],
+  ['src/registry/discovery/fixture.ts', '../agents/agent-service.ts', "another feature's inner file"],
+  ['src/registry/fhir/fixture.ts', '../agents/storage/agent-store.ts', "another feature's storage"],
+  ['src/registry/discovery/fixture-routes.ts', '../agents/agent-routes.ts', "another feature's routes"],
+  ['src/registry/ledger/fixture-routes.ts', '../agents/agent-records.ts', "a route file and another feature's inner file"],
+  ['src/registry/http/fixture.ts', '../agents/index.ts', 'the platform imports no feature'],
+  ['src/registry/storage/fixture.ts', '../discovery/index.ts', 'the platform imports no feature'],
+  ['src/registry/storage/fixture.ts', '../http/error-handler.ts', 'storage knows no HTTP'],
+];
+
+const FEATURE_ALLOWED: Array<[string, string, string]> = [
+  ['src/registry/discovery/fixture.ts', '../agents/index.ts', "another feature's public file"],
+  ['src/registry/agents/cards/fixture.ts', '../agent-service.ts', 'its own feature, a folder up'],
+  ['src/registry/agents/fixture.ts', '../storage/write-unit.ts', 'the storage platform'],
+  ['src/registry/agents/fixture-routes.ts', '../http/route-plugin.ts', 'a route file speaks HTTP'],
+  ['src/registry/plugins/fixture.ts', '../agents/agent-service.ts', 'the composition root assembles every feature'],
+  ['src/registry/app.ts', './agents/agent-routes.ts', 'the composition root assembles every feature'],
+];
+
+describe('registry features', () => {
+  for (const [file, from, why] of FEATURE_REFUSED) {
+    test(`${file} may not import ${from} (${why})`, async () => {
+      assert.ok((await refusals(file, from, 'boundaries/dependencies')).length > 0, 'the lint rules let it through');
+    });
+  }
+  for (const [file, from, why] of FEATURE_ALLOWED) {
+    test(`${file} may import ${from} (${why})`, async () => {
+      assert.deepEqual(await refusals(file, from, 'boundaries/dependencies'), []);
     });
   }
 });
