@@ -1,36 +1,8 @@
 /**
- * Patient context: a person's name, or their contact details, beside a health condition in one string
- * (issue 19, "identifier-plus-health-content combinations"). The other detectors look for identifiers
- * alone; a name is not PHI alone, nor is "diabetes", but "Patient John Smith, diagnosed with type 2
- * diabetes" is. An agent registry, though, is full of names and conditions that are not about a
- * patient: clinicians ("Dr Smith's cardiology agent"), publishers and contacts ("Jane Smith,
- * jane.smith@vendor.com"), charities and hospitals ("Marie Curie", "St Mary's"), and the conditions an
- * agent handles ("diabetes, asthma and COPD referrals"). So the rules ask what a privacy officer asks:
- *
- * 1. **Who.** A *patient reference*: a name after a patient word ("patient John Smith", "Pt: J. Smith",
- *    "my name is…"); a *titled person*: a name after Mr/Mrs/Ms/Miss/Mx, or after member, subscriber,
- *    client or resident; a *named person*: a known given name and a capitalised surname, or a name an
- *    e-mail address beside it spells. Never a name after Dr, Prof, Nurse, St, Queen…; never one followed
- *    by Hospital, Clinic, Foundation…, by credentials (MD, RN, FRCS) or a role ("consultant
- *    cardiologist", "clinical lead"); never one introduced as an author, maintainer, publisher or owner.
- * 2. **What.** A *health fact*: a diagnosis phrase ("diagnosed with", "positive for", "suffers from"), a
- *    dotted ICD-10 code, or a condition from the lexicon — unless the condition is a *scope*: followed by
- *    a service word ("diabetes referrals", "breast cancer screening", "Asthma UK", "cancer patients") or
- *    after a cohort ("people with diabetes"). A possessive pronoun ("her breast cancer") or a result word
- *    ("HIV positive", "biopsy results") makes it a fact again.
- * 3. **About whom.** A patient reference takes any health mention within a short window; a titled person
- *    any fact; a named person only a fact it governs ("John Smith, 54, was diagnosed with", "Peter
- *    Brown, asthma").
- *
- * `patient_name_condition` is 1–3 together. `patient_contact_condition` is a person's contact detail
- * (an e-mail address that is not a shared mailbox, a phone number that is not freephone, a member or
- * policy id) within 200 characters of a person and a fact about them. For a named person the fact may
- * then also stand apart from the name if it is theirs ("Contact Mary Jones at mary.jones@gmail.com re
- * her breast cancer results"), a result ("…, HIV positive"), or the detail is one only a private person
- * has (a webmail address, a member id): a vendor's contact beside the conditions its agent handles has
- * none of these. Everything works on one string at a time, as the other detectors do; a blank line
- * ends a passage. Names in other scripts, names in capitals ("SMITH, John") and a given name alone are
- * not read: see docs/api.md "PHI guard" for what is deliberately left out.
+ * Patient context: a person's name or contact details beside a health condition in one string, which
+ * no identifier detector sees (a name is not PHI alone, nor is "diabetes"; said of one person they
+ * are). The rules — who, what, and is it about them — are written out in docs/api.md, "A person beside
+ * a health condition", with what they deliberately leave out.
  */
 import { findContacts, findEmails } from './patient-context/contact-details.ts';
 import { ANY_HEALTH, findHealth } from './patient-context/health-mentions.ts';

@@ -1,29 +1,8 @@
 /**
  * This registry's own OpenID Federation trust chain to the top of its federation (OIDF §4), for the
- * trust bundles it issues (docs/federation.md, "One chain"): its entity configuration, signed here, then
- * each superior's subordinate statement about the entity below it, read from the superiors' fetch
- * endpoints up the `authority_hints`, and the top entity's configuration. The chain is validated
- * (OIDF §10.2, the top's keys as its own configuration states them: the verifier pins the root's keys
- * itself) before it is served, and only when its top is the trust anchor pinned here (trust on first
- * use, then key continuity: ./trust-anchor-pin.ts, docs/decisions.md 101); a chain that fails the pin
- * is refused like a failing superior (the chain held serves until it expires, nothing is learnt). It is rebuilt when a third of its earliest statement's life has passed,
- * when this registry signs with another key (a rotation), when its Ward grant changed (a superior
- * rotated, or issued a new statement), soon (from {@link UNNAMED_RETRY_MS}) while the superior's
- * statement does not name the key this registry signs with (a rollover under way: the superior takes
- * the new key from the configuration, ./subordinate-rollover.ts), and at most once per
- * {@link RETRY_MS} while a superior fails (a backoff for the key it was tried with: a rotation ends
- * it); a chain that expired is never served. A request waits for a rebuild only when nothing valid is
- * held or the chain held was built for another signing key (bundles signed with the new key would not
- * verify with it); otherwise it is served the chain held while one rebuild runs in the background, so
- * the authentication path (a parent's federation token) never waits for the superiors.
- *
- * Building it is also how this registry hears from its superior: what a valid chain states about the
- * superior (the kids it names, its keys, status endpoint and verified mark) is stored in the superior
- * view (./superior-view.ts), and a `not_found` about this registry is a revocation once the superior
- * itself still stands (its own chain validates in the same round) and the signed status of its mark
- * confirms it (./superior-revocation.ts).
- * Without a parent there is none: the registry is its own trust anchor, whose keys a verifier holds
- * already, and its bundles verify with them alone.
+ * trust bundles it issues: validated against the pinned trust anchor before it is served, rebuilt in
+ * the background while the chain held still serves. When it is rebuilt, and what building it teaches
+ * the registry about its superior: docs/federation.md, "When a child rebuilds its own chain".
  */
 import { decodeJwt } from 'jose';
 import { ENTITY_STATEMENT_TYP, type EntityStatementClaims } from '../../../contract/openid-federation.ts';

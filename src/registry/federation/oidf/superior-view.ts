@@ -1,23 +1,8 @@
 /**
- * What a registry below the root last learnt from its superior through OpenID Federation:
- *
- * - the kids the superior's subordinate statement names for this registry. Until it names the key this
- *   registry now signs with, the entity configuration is signed with a key it does name (OIDF's key
- *   rollover: the superior reads the configuration and takes the new keys from it,
- *   ./subordinate-rollover.ts), and only then with the current key;
- * - the superior's keys and trust mark status endpoint as the last chain that validated states them,
- *   with which a signed refusal is checked (never with keys from the same answer:
- *   ./superior-revocation.ts);
- * - the trust anchor pinned at the top of the chain: its entity identifier and keys, taken from the
- *   first chain that validated and followed by key continuity (./trust-anchor-pin.ts);
- * - the last mark of each registry type the superior issued about this registry, verified with those
- *   keys, kept after the superior stops issuing it, so its status can still be asked
- *   (./parent-trust-marks.ts).
- *
- * It is stored with the federation state (`superior`), written when a chain validates or a verified
- * mark arrives, read at start and re-read every few seconds while used, so that every instance behind a
- * load balancer signs its configuration with a key the superior names, and an instance started after
- * its parent revoked it can still confirm that (docs/decisions.md 91, 92, 98, 101).
+ * What a registry below the root last learnt from its superior through OpenID Federation: the kids the
+ * superior names for it, the superior's keys and status endpoint, the pinned trust anchor and the last
+ * verified mark of each type. Stored with the federation state so every instance signs with a key the
+ * superior names. Why each part is kept: docs/federation.md, "What a child keeps of its superior".
  */
 import { decodeProtectedHeader } from 'jose';
 import type { Clock } from '../../../core/clock.ts';
