@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { stringify } from 'safe-stable-stringify';
+import canonicalize from 'canonicalize';
 import { scanTextForPhi } from './phi/index.ts';
 
 /**
@@ -65,7 +65,7 @@ function keptValue(value: unknown): unknown {
   if (typeof value === 'number') return Number.isFinite(value) && Math.abs(value) < 1e6 ? value : digestOf(String(value));
   if (typeof value === 'string') return TOKEN.test(value) && scanTextForPhi(value).length === 0 ? value : digestOf(value);
   if (Array.isArray(value)) return value.map(keptValue);
-  return digestOf(stringify(value) ?? '');
+  return digestOf(canonicalize(value) ?? '');
 }
 
 /** An event's data as its ledger leaf records it (see KEPT_MEMBERS). Deterministic: anyone holding the event can recompute it. */
@@ -73,23 +73,23 @@ export function ledgerData(data: Record<string, unknown>): Record<string, unknow
   const leaf: Record<string, unknown> = {};
   for (const [member, value] of Object.entries(data)) {
     const name = TOKEN.test(member) ? member : digestOf(member);
-    leaf[name] = KEPT_MEMBERS.test(member) ? keptValue(value) : digestOf(typeof value === 'string' ? value : (stringify(value) ?? 'null'));
+    leaf[name] = KEPT_MEMBERS.test(member) ? keptValue(value) : digestOf(typeof value === 'string' ? value : (canonicalize(value) ?? 'null'));
   }
   return leaf;
 }
 
 /**
- * The leaf's bytes are the UTF-8 of this canonical JSON: object keys sorted by UTF-16 code units,
- * no insignificant whitespace, numbers and strings as `JSON.stringify` writes them — RFC 8785 (JCS)
- * for the values events carry (strings, integers, booleans, null, arrays, objects). The data is the
- * event's as {@link ledgerData} records it: identifiers kept, everything else as its digest.
+ * The leaf's bytes are the UTF-8 of its RFC 8785 (JCS) form, written by `canonicalize`: object keys
+ * sorted by UTF-16 code units, no insignificant whitespace, numbers and strings as `JSON.stringify`
+ * writes them. The data is the event's as {@link ledgerData} records it: identifiers kept, everything
+ * else as its digest.
  */
 export function encodeLedgerEntry(content: LedgerEntryContent): string {
   const { seq, type, occurred_at } = content;
   const sealed = isSealedEventType(type);
   const subject = sealed ? SEALED_SUBJECT : content.subject;
   const data = sealed ? { event_sha256: sealedDigest(content) } : ledgerData(content.data);
-  const text = stringify({ seq, type, subject, occurred_at, data });
+  const text = canonicalize({ seq, type, subject, occurred_at, data });
   if (typeof text !== 'string') throw new Error('a ledger entry must be JSON-serialisable');
   return text;
 }
@@ -106,7 +106,7 @@ function sealedDigest(content: LedgerEntryContent): string {
   const salt = content.data[LEDGER_SALT_MEMBER];
   if (typeof salt !== 'string' || salt.length < 22) throw new Error(`a ${content.type} event must carry its ${LEDGER_SALT_MEMBER} (withLedgerSalt)`);
   const { seq, type, subject, occurred_at, data } = content;
-  return createHash('sha256').update(stringify({ seq, type, subject, occurred_at, data }) ?? '', 'utf8').digest('hex');
+  return createHash('sha256').update(canonicalize({ seq, type, subject, occurred_at, data }) ?? '', 'utf8').digest('hex');
 }
 
 /**

@@ -12,7 +12,7 @@
  * SDK drops it; Ward's cards have no such field, and test/mesh/card-signature.test.ts compares the
  * two readings). Keys are accepted in camelCase or in the proto's snake_case, as the SDK does.
  */
-import { stringify } from 'safe-stable-stringify';
+import canonicalize from 'canonicalize';
 
 type Kind =
   | 'string'
@@ -129,7 +129,6 @@ export function agentCardSignedContent(card: unknown): Record<string, unknown> {
 
 /** The UTF-8 text a card signature is made over: {@link agentCardSignedContent} in RFC 8785 form. */
 export function canonicalAgentCardPayload(card: unknown): string {
-  // safe-stable-stringify sorts keys by UTF-16 code units and writes numbers and strings as
-  // JSON.stringify does: RFC 8785 for JSON values (as core/ledger-entry.ts relies on too).
-  return stringify(agentCardSignedContent(card)) as string;
+  // What is Ward's is above (which members are signed, read how); the serialisation is RFC 8785's own.
+  return canonicalize(agentCardSignedContent(card)) as string;
 }
