@@ -7,7 +7,8 @@
  * refusal is a WardError with a CARD_* code of its own.
  */
 import { importJWK, type JWK } from 'jose';
-import { CardSignatureError, verifyAgentCard, type CardSignatureHeader } from '../../core/crypto/agent-card-signature.ts';
+import { CardShapeError, assertCardShape } from '../../core/crypto/agent-card-canonical.ts';
+import { CARD_MAX_SIGNATURES, CardSignatureError, verifyAgentCard, type CardSignatureHeader } from '../../core/crypto/agent-card-signature.ts';
 import { WardError } from '../../core/errors.ts';
 import { InvalidStatusError } from '../../core/net/guarded-fetch.ts';
 
@@ -121,7 +122,15 @@ function interfaceUrls(card: Record<string, unknown>): Array<{ pointer: string; 
 /** The card's shape as far as the registry relies on it, and its interfaces on its own origin. */
 function checkCard(document: unknown, origin: string): Record<string, unknown> {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) throw invalid('/', 'is not a JSON object');
+  // Depth and size first, without recursion: every check after this one may walk the card.
+  try {
+    assertCardShape(document);
+  } catch (error) {
+    if (error instanceof CardShapeError) throw invalid(error.pointer || '/', error.message);
+    throw error;
+  }
   const card = document as Record<string, unknown>;
+  if (Array.isArray(card.signatures) && card.signatures.length > CARD_MAX_SIGNATURES) throw invalid('/signatures', `must hold at most ${CARD_MAX_SIGNATURES} signatures`);
   if (typeof card.name !== 'string' || card.name.trim() === '') throw invalid('/name', 'must be a non-empty string');
   if (!Array.isArray(card.supportedInterfaces) || card.supportedInterfaces.length === 0) throw invalid('/supportedInterfaces', 'must list at least one interface');
   if (card.skills !== undefined && !Array.isArray(card.skills)) throw invalid('/skills', 'must be an array');
