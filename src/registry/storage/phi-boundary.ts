@@ -8,11 +8,16 @@
  * test/architecture/ingestion-paths.test.ts finds the ways in and fails when one does not pass here.
  */
 import { WardError } from '../../core/errors.ts';
-import { scanForPhi, type PhiFinding } from '../../core/phi/index.ts';
+import { scanForPhi, scanTextForPhi, type PhiFinding } from '../../core/phi/index.ts';
 
 /** What the scan finds in `content` (never the values themselves). */
 export function phiInContent(content: unknown): PhiFinding[] {
   return scanForPhi(content);
+}
+
+/** What the scan finds in one free text the registry is about to keep (a computer-use run's page text, typed text). */
+export function phiInText(text: string): PhiFinding[] {
+  return scanTextForPhi(text);
 }
 
 /**
