@@ -173,7 +173,8 @@ export function createCardRegistrations(deps: CardRegistrationsDeps) {
 
   return {
     /** `POST /v1/agents/from-card`: the card read, then the record and its source; 201. */
-    async registerOnce(write: WriteRequest, body: FromCardBody): Promise<IdempotentOutcome> {
+    /** `stop`: the caller went away; the card read ends at once (CARD_UNREACHABLE, reason `aborted`). */
+    async registerOnce(write: WriteRequest, body: FromCardBody, stop?: AbortSignal): Promise<IdempotentOutcome> {
       let reading: CardReading | undefined;
       let input: ReturnType<typeof agentInputFromCard> | undefined;
       return writeOnce(
@@ -196,7 +197,7 @@ export function createCardRegistrations(deps: CardRegistrationsDeps) {
         },
         async () => {
           // Network reads happen before the unit opens: no lock is held while a card server answers.
-          reading = await deps.readCard(body.card_url);
+          reading = await deps.readCard(body.card_url, stop);
           input = agentInputFromCard(reading.card, body);
         },
       );
