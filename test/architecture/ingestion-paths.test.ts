@@ -85,7 +85,7 @@ const RECORD_STORES = new Set(['agent-store.ts', 'agent-version-store.ts']);
 /** The write functions of the record stores, each of which must call refusePhiContent. */
 const RECORD_WRITES = ['insertAgent', 'replaceAgent'];
 /** Where the PHI scan itself may be called. */
-const SCANNERS = new Set(['phi-guard.ts', 'phi-boundary.ts']);
+const SCANNERS = new Set(['phi-guard.ts', 'phi-scan-pool.ts', 'phi-scan-worker.ts', 'phi-boundary.ts']);
 
 function* sources(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

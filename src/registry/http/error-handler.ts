@@ -8,11 +8,14 @@ import { toValidationIssues } from './validation.ts';
  * (unknown route, malformed JSON, wrong media type, oversized body) included. 5xx bodies never say
  * what went wrong inside; the log does, under the request id.
  */
-export function registerErrorHandling(app: FastifyInstance, send: ErrorRenderer = sendEnvelope): void {
+export function registerErrorHandling(app: FastifyInstance, send: ErrorRenderer = sendEnvelope, options: { notFound?: boolean } = {}): void {
   if (!app.hasReplyDecorator('errorCode')) app.decorateReply('errorCode', null);
-  app.setNotFoundHandler((request, reply) => {
-    send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
-  });
+  // A surface without a path prefix of its own (the OIDF endpoints) leaves unknown paths to the registry's handler.
+  if (options.notFound !== false) {
+    app.setNotFoundHandler((request, reply) => {
+      send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
+    });
+  }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (isWardError(error)) {

@@ -7,9 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BACKENDS, buildTestRegistry, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
-import { cardFor, cardKeyPair, signed, startCardServer, startSignedCardServer } from './card-fixtures.ts';
-
-export const PHI_DESCRIPTION = 'Summary for patient Jane Smith, DOB 12/03/1980, NHS number 943 476 5919, MRN 00482913, SSN 123-45-6789: diagnosed with type 2 diabetes.';
+import { PHI_DESCRIPTION, cardFor, cardKeyPair, signed, startCardServer, startSignedCardServer } from './card-fixtures.ts';
 const PHI_FRAGMENTS = ['Jane Smith', '943 476 5919', '00482913', '123-45-6789', '12/03/1980'];
 
 const fromCard = (registry: TestRegistry, cardUrl: string) =>

@@ -57,8 +57,7 @@ function rankOf(agent: AgentRow) {
  * name; `agents_org_skeleton_live`, migration 019, on its confusable skeleton), so no read comes first.
  */
 export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<boolean> {
-  // Every record written passes the PHI guard, whatever brought its content (a body, a card, a re-read).
-  refusePhiContent(agent.record);
+  refusePhiContent(agent.record); // whatever brought the content: a body, a card, a re-read (phi-boundary.ts)
   // A member left undefined is a column left out (its default applies), named in the statement's
   // shape, so a kept statement never binds undefined where a built one would have left the column out.
   const row = Object.fromEntries(Object.entries(toRow(agent)).filter(([, value]) => value !== undefined)) as ReturnType<typeof toRow>;
@@ -112,8 +111,6 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
   await insertRows(tx, 'agent_skills', skillRowsOf(agent, skills));
   return true;
 }
-
-
 
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
 export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
