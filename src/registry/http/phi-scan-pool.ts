@@ -25,7 +25,9 @@ export function textCharsIn(value: unknown, stopAt = Number.POSITIVE_INFINITY): 
   while (stack.length > 0 && total <= stopAt) {
     const current = stack.pop();
     if (typeof current === 'string') total += current.length;
-    else if (typeof current === 'object' && current !== null) {
+    else if (Array.isArray(current)) {
+      for (const item of current) stack.push(item);
+    } else if (typeof current === 'object' && current !== null) {
       for (const [key, child] of Object.entries(current)) {
         total += key.length;
         stack.push(child);
