@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BACKENDS, buildTestRegistry, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
+import { BACKENDS, buildTestRegistry, registerAgent, ulidOf, writeHeaders, type TestRegistry } from '../../helpers/registry.ts';
 import { PHI_DESCRIPTION, cardFor, cardKeyPair, signed, startCardServer, startSignedCardServer } from './card-fixtures.ts';
 const PHI_FRAGMENTS = ['Jane Smith', '943 476 5919', '00482913', '123-45-6789', '12/03/1980'];
 
@@ -61,6 +61,32 @@ for (const backend of BACKENDS) {
       for (const text of [JSON.stringify(agent), device.body, await storedText(registry)]) {
         assert.ok(!PHI_FRAGMENTS.some((fragment) => text.includes(fragment)), 'the PHI is nowhere');
       }
+    });
+
+    test('content stored under an earlier guard never blocks a status change; new or changed content is scanned', async (t) => {
+      const registry = await buildTestRegistry(t, backend);
+      const agent = await registerAgent(registry, { owner: { org_id: 'org-leeds' } });
+      const id = ulidOf(agent.agent_id);
+      // As if stored before the guard knew this label: the record's description, written directly.
+      const row = await registry.storage.db.selectFrom('agents').select('record').where('id', '=', id).executeTakeFirstOrThrow();
+      const record = JSON.parse(row.record);
+      record.description = 'Quote PAS number: 1234567 on referrals.';
+      await registry.storage.db.updateTable('agents').set({ record: JSON.stringify(record) }).where('id', '=', id).execute();
+      const suspended = await registry.call({ method: 'POST', url: `/v1/agents/${id}/suspend`, headers: writeHeaders(), payload: { reason: 'under review' } });
+      assert.equal(suspended.status, 200, JSON.stringify(suspended.body));
+      const revoked = await registry.call({ method: 'POST', url: `/v1/agents/${id}/revoke`, headers: writeHeaders(), payload: { reason: 'held an identifier' } });
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+
+      const other = await registerAgent(registry, { owner: { org_id: 'org-leeds' } });
+      const { display_name, endpoints, capabilities, trust, owner, policy_tags } = other;
+      const put = await registry.call({
+        method: 'PUT',
+        url: `/v1/agents/${ulidOf(other.agent_id)}`,
+        headers: writeHeaders({ 'if-match': `"${other.version}"` }),
+        payload: { display_name, endpoints: endpoints.map(({ health: _h, ...e }: Record<string, unknown>) => e), capabilities, trust, owner, policy_tags, description: 'Quote PAS number: 1234567 on referrals.' },
+      });
+      assert.equal(put.status, 422, JSON.stringify(put.body));
+      assert.equal(put.body.error.code, 'PHI_DETECTED');
     });
 
     test('an ordinary clinical card (capabilities, not a patient) still registers and is served', async (t) => {

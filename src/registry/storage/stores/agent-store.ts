@@ -137,8 +137,8 @@ export async function findAgent(db: Db, id: string): Promise<AgentRow | undefine
  * Replaces an agent row only if its version is still `expectedVersion`. Returns false when another
  * write got there first (the caller answers VERSION_CONFLICT).
  */
-export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: number): Promise<boolean> {
-  refusePhiContent(agent.record);
+export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: number, before?: Record<string, unknown>): Promise<boolean> {
+  refusePhiContent(agent.record, 'record', before);
   const { id, agent_uri: _uri, created_at: _created, ...changes } = toRow(agent);
   const result = await tx
     .updateTable('agents')
