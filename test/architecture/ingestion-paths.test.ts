@@ -53,6 +53,9 @@ const REACHING_FILES: Record<string, Guard> = {
   'resolve-trust-marks.ts': { kind: 'not-content', brings: 'trust mark status answers' },
   'superior-revocation.ts': { kind: 'not-content', brings: 'trust mark status answers' },
   'create-services.ts': { kind: 'wiring', brings: 'nothing: builds the guarded fetch' },
+  'resolve-budget.ts': { kind: 'wiring', brings: 'nothing: charges the resolver\'s fetches to the caller\'s budget' },
+  'phi-scan-pool.ts': { kind: 'wiring', brings: 'nothing from outside: posts a body to the PHI worker thread' },
+  'phi-scan-worker.ts': { kind: 'wiring', brings: 'nothing from outside: posts the findings back' },
   'openid-federation.ts': { kind: 'wiring', brings: 'nothing: builds the guarded fetch' },
 };
 
