@@ -126,14 +126,17 @@ const CAPTION = /^([A-Za-z][A-Za-z .'_-]{0,76}?)\s{0,3}[?:]\s{0,3}$/;
 function itemLabel(value: unknown): PhiDetectorName | undefined {
   if (typeof value === 'string') return labelIn(value);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const members = Object.values(value);
-  if (members.length > 4) return undefined;
-  for (const member of members) {
-    const label = labelIn(member);
+  // Only an object that is a caption: at most three members, the label under a caption's key.
+  const members = Object.entries(value);
+  if (members.length > 3) return undefined;
+  for (const [key, member] of members) {
+    const label = CAPTION_KEYS.has(key.toLowerCase()) ? labelIn(member) : undefined;
     if (label !== undefined) return label;
   }
   return undefined;
 }
+
+const CAPTION_KEYS = new Set(['label', 'name', 'field', 'key', 'title', 'heading', 'caption', 'question', 'prompt', 'k']);
 
 /** An identifier's `system` URL that names what the identifier is (`…/Id/local-hospital-number`, `…/nhs-number`). */
 function systemLabel(record: Record<string, unknown>): PhiDetectorName | undefined {
@@ -213,7 +216,9 @@ function walk(
   // or the identifier system this object names.
   // A member that is a small object holding a label (`{"a": {"label": "MRN"}, "b": {"value": …}}`) labels the others too.
   const holder = labelMember === undefined ? Object.keys(record).find((childKey) => isPlainObject(record[childKey]) && itemLabel(record[childKey]) !== undefined) : undefined;
-  const siblingLabel = (labelMember === undefined ? undefined : labelIn(record[labelMember])) ?? systemLabel(record) ?? (holder === undefined ? undefined : itemLabel(record[holder])) ?? label;
+  const localLabel = (labelMember === undefined ? undefined : labelIn(record[labelMember])) ?? systemLabel(record) ?? (holder === undefined ? undefined : itemLabel(record[holder]));
+  // A label handed down from above labels this object's own text only, never deeper objects.
+  const siblingLabel = localLabel ?? label;
   for (const childKey of Object.keys(record)) {
     if (isFull(state)) return;
     const childPointer = `${pointer}/${escapePointerToken(childKey)}`;
@@ -228,7 +233,8 @@ function walk(
       const found = numberIdentifier(child, childKey, borrowed);
       if (found !== undefined) add(state, found, childPointer);
     }
-    walk(state, child, childPointer, depth + 1, childKey, ownLabel ?? (typeof child === 'string' || isPlainObject(child) ? borrowed : undefined));
+    const handed = typeof child === 'string' ? borrowed : isPlainObject(child) && childKey !== labelMember ? localLabel : undefined;
+    walk(state, child, childPointer, depth + 1, childKey, ownLabel ?? handed);
   }
 }
 
