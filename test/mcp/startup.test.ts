@@ -150,7 +150,7 @@ describe('an MCP client connecting to a ward mcp whose configuration cannot work
       stderr: 'pipe',
     });
     let stderr = '';
-    transport.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const client = new Client({ name: 'startup-test', version: '1.0.0' });
     await assert.rejects(client.connect(transport), (error: Error) => {
       assert.match(error.message, /-32603/);
