@@ -78,6 +78,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`ward: configuration error: ${error.message}`);
+    else if ((error as { code?: unknown }).code === 'WARD_PORTS_IN_USE') console.error(`ward: ${(error as Error).message}`);
     else if ((error as { code?: unknown }).code === 'EADDRINUSE') console.error(`ward: ${addressInUse(error as { port?: number; address?: string })}`);
     else console.error(`ward: failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;

@@ -4,13 +4,14 @@
  * entry, not a silent empty Bundle), and the exact `total` of an Endpoint search the store can count
  * (the agents' `endpoint_count` summed, as a Device search counts agents).
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.ts';
+import type { Storage } from '../storage/database.ts';
 import { listOwnerPage } from '../storage/stores/owner-store.ts';
 import { organizationId, readOrganizationId } from './fhir-resources.ts';
 import { single, type SearchRequest } from './search-parameters.ts';
 
-type Db = Kysely<Database>;
+type Db = Storage['db'];
+
+export { countEndpoints } from '../storage/stores/endpoint-count-store.ts';
 
 /** The `organization` reference of a search as given (`Organization/<id>`, `<id>` or a URL ending so). */
 function organizationReference(request: SearchRequest): string | undefined {
@@ -35,13 +36,4 @@ export async function organizationWarnings(db: Db, request: SearchRequest): Prom
   const suggestion = escaped !== undefined && escaped !== id && (await hasOwner(db, id)) ? ` (org_id ${id} is Organization/${escaped})` : '';
   const what = read === undefined ? `${id.slice(0, 80)} is not an Organization id` : `there is no Organization/${id.slice(0, 80)} here`;
   return [`No matches: ${what}. ${escaping}${suggestion}; GET /fhir/Organization lists them.`];
-}
-
-/** Every endpoint of the agents the filter selects: the exact `total` of an Endpoint search without per-endpoint checks. */
-export async function countEndpoints(db: Db, filter: { orgId?: string; id?: string }): Promise<number> {
-  let query = db.selectFrom('agents').select((eb) => eb.fn.sum<number | string | null>('endpoint_count').as('total'));
-  if (filter.orgId !== undefined) query = query.where('org_id', '=', filter.orgId);
-  if (filter.id !== undefined) query = query.where('id', '=', filter.id);
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.total ?? 0);
 }
