@@ -2,7 +2,7 @@
 // The `ward` command (contract §1). Each command loads the configuration once; a bad value stops it
 // with a message naming the variable. Commands live one per file in ./commands/, loaded on use
 // (command-index.ts).
-import { ConfigError } from '../core/config.ts';
+import { ConfigError } from '../core/config-error.ts';
 import { WARD_VERSION } from '../core/version.ts';
 import { UsageError } from './command.ts';
 import { COMMANDS } from './command-index.ts';
