@@ -68,7 +68,7 @@ export async function renderTryPage(request: FastifyRequest, reply: FastifyReply
   return sendPage(
     request,
     reply,
-    { page: 'try', title: PAGE_TITLE, status: status ?? (failed && !failed.ok ? failureStatus(failed) : 200) },
+    { page: 'try', title: PAGE_TITLE, liveLabel: 'Live (tasks stream in)', status: status ?? (failed && !failed.ok ? failureStatus(failed) : 200) },
     html`
       <p class="muted">Try an agent as a caller would: find it through discovery, read the registry's routing advice, send it a test message through the mesh gateway and watch the task. Then call the MCP tools an assistant would use. Test messages must not carry patient data: the gateway's PHI guard refuses them.</p>
       <${Section} id="try-pick" title="1. Pick an agent">
