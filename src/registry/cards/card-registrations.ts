@@ -19,6 +19,7 @@ import { insertAgentCard, listCardsToReread, recordCardReading, type AgentCardRo
 import { runWrite } from '../storage/write-unit.ts';
 import { agentInputFromCard, cardContentDigest, type CardRegistration } from './card-mapping.ts';
 import type { CardReader, CardReading } from './card-reader.ts';
+import { cardOwner } from './card-owner.ts';
 
 export type FromCardBody = CardRegistration & { card_url: string; jurisdiction: string };
 
@@ -198,7 +199,8 @@ export function createCardRegistrations(deps: CardRegistrationsDeps) {
         async () => {
           // Network reads happen before the unit opens: no lock is held while a card server answers.
           reading = await deps.readCard(body.card_url, stop);
-          input = agentInputFromCard(reading.card, body);
+          const owner = cardOwner(write.ctx, body.owner, reading.cardUrl, reading.card);
+          input = agentInputFromCard(reading.card, { ...body, ...(owner ? { owner } : {}) });
         },
       );
     },

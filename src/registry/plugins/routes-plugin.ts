@@ -9,6 +9,7 @@ import { fhirRoutes } from '../routes/fhir.ts';
 import { openIdFederationRoutes } from '../routes/openid-federation.ts';
 import { discoveryRoutes } from '../routes/discovery.ts';
 import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from '../routes/events.ts';
+import { landingRoutes } from '../routes/landing.ts';
 import { metadataRoutes } from '../routes/metadata.ts';
 import { openApiOptions, openApiRoutes } from '../routes/openapi.ts';
 import { operationsRoutes } from '../routes/operations.ts';
@@ -32,6 +33,7 @@ export const routesPlugin = fastifyPlugin<RoutesPluginOptions>(
     const { limiter, meter, traffic, redis, draining } = app.wardEdge;
     const { heartbeat, startedAt, serverMetrics } = app.wardInstance;
     await app.register(swagger, openApiOptions(app.ward.config));
+    await app.register(landingRoutes);
     await app.register(metadataRoutes);
     await app.register(agentRoutes);
     await app.register(agentCardRoutes);
