@@ -2,7 +2,7 @@
 // The `ward` command (contract §1). Each command loads the configuration once; a bad value stops it
 // with a message naming the variable. Commands live one per file in ./commands/, loaded on use
 // (command-index.ts).
-import { ConfigError } from '../core/config.ts';
+import { ConfigError } from '../core/config-error.ts';
 import { WARD_VERSION } from '../core/version.ts';
 import { UsageError } from './command.ts';
 import { COMMANDS } from './command-index.ts';
@@ -78,6 +78,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`ward: configuration error: ${error.message}`);
+    else if ((error as { code?: unknown }).code === 'WARD_PORTS_IN_USE') console.error(`ward: ${(error as Error).message}`);
     else if ((error as { code?: unknown }).code === 'EADDRINUSE') console.error(`ward: ${addressInUse(error as { port?: number; address?: string })}`);
     else console.error(`ward: failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;

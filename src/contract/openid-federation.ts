@@ -66,6 +66,7 @@ export function oidfEndpointPath(member: OidfEndpointMember): string {
 /** OIDF §8.9 error codes Ward answers with, each with its HTTP status. */
 export const OIDF_ERROR_STATUS = {
   invalid_request: 400,
+  invalid_client: 401,
   invalid_trust_anchor: 404,
   invalid_trust_chain: 400,
   invalid_metadata: 400,

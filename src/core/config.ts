@@ -81,6 +81,10 @@ export const ConfigSchema = Type.Object({
   REGISTRY_DPOP_NONCES: Type.Boolean({ default: false }),
   /** Requests a minute each client address may make to the public federation routes; 0 turns the limit off. */
   REGISTRY_FEDERATION_RATE_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120 }),
+  /** Fetches of other entities a minute the OIDF resolve endpoint may make for one client address, across its requests. */
+  /** Text (string values and member names) a request body may hold for the PHI guard to read; more is 413. */
+  REGISTRY_PHI_MAX_TEXT_CHARS: Type.Integer({ minimum: 16_384, maximum: 1_048_576, default: 262_144 }),
+  REGISTRY_OIDF_RESOLVE_FETCHES_PER_MINUTE: Type.Integer({ minimum: 12, maximum: 1_000_000, default: 60 }),
   /** How long a new signing key is valid (its trust anchor's `not_after`). */
   REGISTRY_KEY_LIFETIME_DAYS: Type.Integer({ minimum: 2, maximum: 3650, default: 365 }),
   /** Renew (rotate) the signing key this many days before its `not_after`; 0 only warns. */

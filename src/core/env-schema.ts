@@ -1,15 +1,9 @@
 import type { TObject } from 'typebox';
 import { Value } from 'typebox/value';
 
-/** A configuration value that stops start-up; the message names the variable. */
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError };
 
 /**
  * Reads the variables a TypeBox schema names from an environment map: strings become the schema's

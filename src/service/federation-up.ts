@@ -13,12 +13,19 @@ import { createRegistryClient, type RegistryClient } from '../client/registry-cl
 const WARD_CLI = fileURLToPath(new URL('../cli/ward.ts', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
 
-export type TierSpec = { key: 'root' | 'sovereign' | 'organisation'; tier: 'root' | 'sovereign' | 'organisational'; name: string; jurisdiction: string };
+export type TierSpec = {
+  key: 'root' | 'sovereign' | 'organisation';
+  tier: 'root' | 'sovereign' | 'organisational';
+  name: string;
+  jurisdiction: string;
+  /** The organisation's name as written (acronyms kept); the name's words capitalised otherwise. */
+  title?: string;
+};
 
 /** The three registries, parent first. */
 export const FEDERATION_TIERS: readonly TierSpec[] = [
   { key: 'root', tier: 'root', name: 'root', jurisdiction: 'GB' },
-  { key: 'sovereign', tier: 'sovereign', name: 'nhs-england', jurisdiction: 'GB' },
+  { key: 'sovereign', tier: 'sovereign', name: 'nhs-england', jurisdiction: 'GB', title: 'NHS England' },
   { key: 'organisation', tier: 'organisational', name: 'leeds-teaching-hospitals', jurisdiction: 'GB' },
 ];
 
@@ -230,6 +237,7 @@ async function seedAgents(tiers: RunningTier[]): Promise<Record<string, string[]
 }
 
 function displayName(tier: TierSpec): string {
+  if (tier.title !== undefined) return tier.title;
   return tier.name
     .split('-')
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))

@@ -5,7 +5,7 @@
  * a stack trace.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -97,5 +97,32 @@ describe('ward help, --help and --version', () => {
       assert.equal(result.stderr.trim(), expected);
       assert.doesNotMatch(result.stderr, /secret/);
     }
+  });
+});
+
+describe('ward start checks its ports before starting anything', () => {
+  test('every busy port is named at once, with its variable, and nothing is created', async (t) => {
+    const taken = await Promise.all([0, 1, 2].map(async () => {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      return (server.address() as { port: number }).port;
+    }));
+    const [registryPort, consolePort, gatewayPort] = taken as [number, number, number];
+    const dir = mkdtempSync(join(tmpdir(), 'ward-ports-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const env = { REGISTRY_DATA_DIR: join(dir, 'never-created'), REGISTRY_LOG_LEVEL: 'warn', MESH_DATA_DIR: join(dir, 'mesh-never-created') };
+    const all = await runWard(t, ['start'], { ...env, REGISTRY_PORT: String(registryPort), CONSOLE_PORT: String(consolePort), GATEWAY_PORT: String(gatewayPort) });
+    assert.equal(all.code, 1);
+    assert.equal(
+      all.stderr.trim(),
+      `ward: ports already in use (another Ward, or another program): ${registryPort} on 127.0.0.1 (REGISTRY_PORT), ${consolePort} on 127.0.0.1 (CONSOLE_PORT), ${gatewayPort} on 127.0.0.1 (GATEWAY_PORT); set REGISTRY_PORT, CONSOLE_PORT and GATEWAY_PORT to free ports`,
+    );
+    assert.equal(all.stdout, '', 'nothing started, so no URLs printed');
+    assert.equal(existsSync(join(dir, 'never-created')), false, 'storage was not opened');
+    // One busy port among free ones (0: any free port): the single-port message.
+    const one = await runWard(t, ['start'], { ...env, REGISTRY_PORT: '0', CONSOLE_PORT: String(consolePort), GATEWAY_PORT: '0' });
+    assert.equal(one.code, 1);
+    assert.equal(one.stderr.trim(), `ward: port ${consolePort} on 127.0.0.1 is already in use (another Ward, or another program): set CONSOLE_PORT to a free port`);
   });
 });

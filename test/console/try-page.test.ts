@@ -218,7 +218,10 @@ for (const backend of BACKENDS) {
       const browser = await launchBrowser(t);
       const { page, errors } = await openPage(browser);
       await page.goto(stack.url(`/try?capability=${SKILL}&agent=${encodeURIComponent(agentId)}`));
+      // The page offers triage's example (complaint and vital signs); this test sends the complaint alone.
+      assert.match((await page.locator('#try-example-note').textContent()) ?? '', /example for triage/);
       await page.locator('#try-message').fill('chest pain');
+      await page.locator('#try-data').fill('');
       await page.locator('#try-send-form button[type="submit"]').click();
       await page.locator('#try-task-states li[data-state="input-required"]').waitFor({ timeout: 30_000 });
       await page.locator('#try-task-status[data-state="input-required"]').waitFor({ timeout: 8000 });
@@ -239,6 +242,28 @@ for (const backend of BACKENDS) {
       assert.match((await page.locator('#try-task-status').textContent()) ?? '', /triage-assessment/);
       await page.locator('#try-task-states[data-ended="true"]').waitFor();
       await assertNoWcagViolation(page, '/try with an answered task');
+      assert.deepEqual(errors, []);
+    });
+
+    test("each shipped agent's example is filled in; triage's, sent as it is, completes in one turn", async (t) => {
+      const triage = fileURLToPath(new URL('../../src/mesh/agents/triage/index.ts', import.meta.url));
+      const gateway = await startTestGateway(t, { triage: { entry: triage } });
+      const stack = await startConsoleStack(t, backend, { consoleEnv: { GATEWAY_URL: gateway.url, CONSOLE_MCP_URL: 'http://127.0.0.1:9/mcp' } });
+      const agentId = await seedAgent(stack, gateway.url, 'triage', 'Triage example');
+      const browser = await launchBrowser(t);
+      const { page, errors } = await openPage(browser);
+      await page.goto(stack.url(`/try?capability=${SKILL}&agent=${encodeURIComponent(agentId)}`));
+      assert.equal(await page.locator('#try-message').inputValue(), 'chest pain');
+      assert.match(await page.locator('#try-data').inputValue(), /"vital_signs"/);
+      await page.locator('#try-send-form button[type="submit"]').click();
+      await page.locator('#try-task-states li[data-state="completed"]').waitFor({ timeout: 30_000 });
+      const states = await page.locator('#try-task-states li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.state));
+      assert.ok(!states.includes('input-required'), `one turn: ${states.join(', ')}`);
+      if (SHOTS) {
+        mkdirSync(SHOTS, { recursive: true });
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.screenshot({ path: `${SHOTS}/try-example-1280.png`, fullPage: true });
+      }
       assert.deepEqual(errors, []);
     });
 

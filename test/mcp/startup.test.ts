@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,8 @@ import { describe, test, type TestContext } from 'node:test';
 import { startRegistries, testScope } from '../helpers/listening.ts';
 import { mcpEnv, runToEnd, startMcpTestRegistry, WARD_CLI } from './helpers.ts';
 import { refusedPort } from '../helpers/refused-port.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const WELL_FORMED_KEY = `rk_${'A1b2C3d4'.repeat(5)}xyz`;
 const ward = (t: TestContext, env: Record<string, string>, args = ['mcp', '--transport', 'stdio']) =>
@@ -134,5 +137,57 @@ describe('ward mcp refuses to start with an unusable configuration, naming the v
     ]);
     assert.equal(result.code, 1);
     assert.equal(result.stderr.trim(), `ward: port ${port} on 127.0.0.1 is already in use (another Ward, or another program): choose another port`);
+  });
+});
+
+describe('an MCP client connecting to a ward mcp whose configuration cannot work is told why', () => {
+  test('the SDK client: connect fails with the reason, naming the variable', async (t) => {
+    const registry = await startMcpTestRegistry(t);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [WARD_CLI, 'mcp'],
+      env: mcpEnv({ REGISTRY_URL: registry.baseUrl, REGISTRY_API_KEY: 'rk_…' }),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const client = new Client({ name: 'startup-test', version: '1.0.0' });
+    await assert.rejects(client.connect(transport), (error: Error) => {
+      assert.match(error.message, /-32603/);
+      assert.match(error.message, /ward mcp: configuration error: REGISTRY_API_KEY: is not a registry API key/);
+      return true;
+    });
+    await transport.close();
+    assert.match(stderr, /^ward: configuration error: REGISTRY_API_KEY: /m);
+  });
+
+  test('on the wire: every request gets the error, notifications none, and the exit code is 1 once stdin ends', async (t) => {
+    const child = spawn(process.execPath, [WARD_CLI, 'mcp'], {
+      env: mcpEnv({ REGISTRY_URL: 'registry.example.org' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    t.after(() => child.kill('SIGKILL'));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    child.stdin.end(
+      [
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        'not json',
+        JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'tools/list' }),
+      ].join('\n') + '\n',
+    );
+    assert.equal(await exited, 1);
+    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((answer) => answer.id), [1, 'two']);
+    for (const answer of answers) {
+      assert.equal(answer.error.code, -32603);
+      assert.match(answer.error.message, /^ward mcp: configuration error: REGISTRY_URL: is not a URL/);
+      assert.equal(answer.error.data.variable, 'REGISTRY_URL');
+    }
+    assert.match(stderr, /^ward: configuration error: REGISTRY_URL: is not a URL/m);
   });
 });

@@ -21,7 +21,7 @@ describe('ward mcp over stdio, with the SDK client, against a real registry', ()
       'purpose_of_use',
       'limit',
     ]);
-    assert.deepEqual(discover.properties.protocol.enum, ['mesh-a2a-jsonrpc', 'fhir-rest', 'hl7v2-mllp']);
+    assert.deepEqual(discover.properties.protocol.enum, ['mesh-a2a-jsonrpc', 'fhir-rest', 'hl7v2-mllp', 'a2a-jsonrpc']);
     assert.deepEqual(discover.properties.purpose_of_use.enum, [
       'treatment',
       'payment',

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,8 +12,8 @@ registry under it — registers each with its parent, seeds a few agents, and pr
 (docs/federation.md). Ctrl-C stops all three.
   --base-port  the root's port; the sovereign and the organisation take the next two
                (default 8180; 0 picks free ports)
-  --dir        where the three SQLite databases live (default: a new temporary directory;
-               reusing one keeps what was registered, with the same ports)
+  --dir        where the three SQLite databases live (default: a new temporary directory,
+               removed when it stops; reusing a --dir keeps what was registered, with the same ports)
 
 Example:
   npx ward federation up --base-port 9000`;
@@ -26,8 +26,45 @@ export const federationCommand: WardCommand = {
     const { values } = parseArgs({ args: argumentsAfter('up', args), options: { 'base-port': { type: 'string', default: '8180' }, dir: { type: 'string' } }, strict: true });
     const basePort = Number(values['base-port']);
     if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65533) throw new UsageError('--base-port must be 0 or a port up to 65533');
+    // A temporary directory is this command's own: removed when it stops (or fails to start); --dir is kept.
+    const temporary = values.dir === undefined;
     const options = { basePort, dataDir: values.dir ? resolve(values.dir) : mkdtempSync(resolve(tmpdir(), 'ward-federation-')) };
-    const federation = await federationUp({ ...options, log: (line) => console.log(line) });
+    const removeTemporary = () => {
+      if (temporary) rmSync(options.dataDir, { recursive: true, force: true });
+    };
+    // Ctrl-C while the registries start: let them finish starting, then stop them all and clean up,
+    // rather than die and leave them running.
+    let interrupted = false;
+    const onEarlySignal = () => {
+      interrupted = true;
+      console.error('ward federation: stopping once the registries have started…');
+    };
+    process.once('SIGINT', onEarlySignal);
+    process.once('SIGTERM', onEarlySignal);
+    let federation: Awaited<ReturnType<typeof federationUp>>;
+    try {
+      federation = await federationUp({ ...options, log: (line) => console.log(line) });
+    } catch (error) {
+      process.removeListener('SIGINT', onEarlySignal);
+      process.removeListener('SIGTERM', onEarlySignal);
+      removeTemporary();
+      throw error;
+    }
+    let stopping = false;
+    const stop = (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      federation.stop().then(() => {
+        removeTemporary();
+        process.exit(code);
+      });
+    };
+    // The stopping handlers go in before the early ones come out: a signal never finds none (Node's default would kill this process alone).
+    process.once('SIGINT', () => stop(0));
+    process.once('SIGTERM', () => stop(0));
+    process.removeListener('SIGINT', onEarlySignal);
+    process.removeListener('SIGTERM', onEarlySignal);
+    if (interrupted) stop(0);
     const [root, sovereign, organisation] = federation.tiers;
     if (!root || !sovereign || !organisation) throw new Error('the federation did not start');
     const anyAgent = federation.agents.organisation?.[0] ?? '';
@@ -38,7 +75,7 @@ export const federationCommand: WardCommand = {
         `  root          ${root.registryId}  ${root.url}`,
         `  sovereign     ${sovereign.registryId}  ${sovereign.url}`,
         `  organisation  ${organisation.registryId}  ${organisation.url}`,
-        `Data: ${options.dataDir}`,
+        `Data: ${options.dataDir}${temporary ? '  (a temporary directory, removed when it stops; --dir <path> keeps the data)' : ''}`,
         '',
         'Try:',
         `  curl -s '${root.url}/v1/discover?capability=triage.assess&federated=true'`,
@@ -49,14 +86,6 @@ export const federationCommand: WardCommand = {
         'Ctrl-C stops all three.',
       ].join('\n'),
     );
-    let stopping = false;
-    const stop = (code: number) => {
-      if (stopping) return;
-      stopping = true;
-      federation.stop().then(() => process.exit(code));
-    };
-    process.once('SIGINT', () => stop(0));
-    process.once('SIGTERM', () => stop(0));
     for (const tier of federation.tiers) {
       tier.process.once('exit', (code) => {
         if (stopping) return;

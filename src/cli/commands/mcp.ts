@@ -7,6 +7,7 @@ import { createRegistryClient } from '../../client/registry-client.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { MCP_PATHS, startHttpService } from '../../mcp/transports/http.ts';
 import { serveStdio } from '../../mcp/transports/stdio.ts';
+import { refuseOnStdio } from '../../mcp/transports/stdio-refusal.ts';
 import type { WardCommand } from '../command.ts';
 
 const USAGE = `Usage: ward mcp [--transport stdio|sse] [--port <port, default MCP_PORT or 8090>]
@@ -51,17 +52,19 @@ export const mcpCommand: WardCommand = {
     if (transport === 'stdio' && port !== undefined)
       log('ward mcp: --port is ignored with --transport stdio');
 
-    const config = loadMcpConfig();
-    const registry = createRegistryClient({
-      baseUrl: config.REGISTRY_URL,
-      credential: config.REGISTRY_API_KEY,
-      timeoutMs: config.MCP_REGISTRY_TIMEOUT_MS,
-      userAgent: `ward-mcp/${packageJson.version}`,
-    });
-    const identity = await probeRegistry(registry);
-    if (config.REGISTRY_API_KEY === undefined && identity.authentication_required) {
-      throw new ConfigError('REGISTRY_API_KEY', `is required: the registry at ${registry.baseUrl} authenticates its callers; ${API_KEY_HINT}`);
+    let setup: Awaited<ReturnType<typeof configure>>;
+    try {
+      setup = await configure();
+    } catch (error) {
+      // On stdio, an MCP client would see only "Connection closed" if we exited now: say it on
+      // stderr, then answer the client's requests with the reason until it hangs up (stdio-refusal.ts).
+      if (!(error instanceof ConfigError) || transport !== 'stdio' || process.stdin.isTTY) throw error;
+      const reason = `ward mcp: configuration error: ${error.message}`;
+      log(`ward: configuration error: ${error.message}`);
+      await refuseOnStdio(reason, { variable: error.variable, docs: 'docs/mcp.md#configuration' });
+      return 1;
     }
+    const { config, registry, identity } = setup;
     const about =
       config.REGISTRY_API_KEY === undefined
         ? `registry ${identity.registry_id} at ${registry.baseUrl} (no API key: the registry's authentication is disabled, development only)`
@@ -88,6 +91,22 @@ export const mcpCommand: WardCommand = {
     return 'running';
   },
 };
+
+/** Reads the configuration and probes the registry; a `ConfigError` names what cannot work. */
+async function configure() {
+  const config = loadMcpConfig();
+  const registry = createRegistryClient({
+    baseUrl: config.REGISTRY_URL,
+    credential: config.REGISTRY_API_KEY,
+    timeoutMs: config.MCP_REGISTRY_TIMEOUT_MS,
+    userAgent: `ward-mcp/${packageJson.version}`,
+  });
+  const identity = await probeRegistry(registry);
+  if (config.REGISTRY_API_KEY === undefined && identity.authentication_required) {
+    throw new ConfigError('REGISTRY_API_KEY', `is required: the registry at ${registry.baseUrl} authenticates its callers; ${API_KEY_HINT}`);
+  }
+  return { config, registry, identity };
+}
 
 function onStop(stop: () => Promise<unknown>): void {
   let stopping = false;

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../core/config.ts';
 import { loadMeshConfig } from '../../mesh/mesh-config.ts';
+import { checkPortsFree } from '../../service/port-preflight.ts';
 import { startService } from '../../service/start-service.ts';
 import { servingCommand } from '../serving-command.ts';
 
@@ -15,7 +16,14 @@ Example:
 
 export const startCommand = servingCommand('start', USAGE, async () => {
   const config = loadConfig();
-  const service = await startService(config, loadMeshConfig());
+  const meshConfig = loadMeshConfig();
+  const consoleHost = process.env.CONSOLE_HOST || '127.0.0.1';
+  await checkPortsFree([
+    { variable: 'REGISTRY_PORT', host: config.REGISTRY_HOST, port: config.REGISTRY_PORT },
+    { variable: 'CONSOLE_PORT', host: consoleHost, port: config.CONSOLE_PORT },
+    { variable: 'GATEWAY_PORT', host: meshConfig.MESH_HOST, port: meshConfig.GATEWAY_PORT },
+  ]);
+  const service = await startService(config, meshConfig);
   const registryUrl = service.registry.ward.baseUrl();
   console.log(
     [

@@ -6,15 +6,21 @@ import { OIDF_ERROR_STATUS, type OidfErrorBody, type OidfErrorCode } from '../..
  */
 export class OidfError extends Error {
   readonly code: OidfErrorCode;
+  /** An HTTP status other than the code's own (429 for a spent budget, 401 for a refused credential). */
+  readonly statusOverride: number | undefined;
+  /** Seconds the client should wait (`Retry-After`), when it should. */
+  readonly retryAfterS: number | undefined;
 
-  constructor(code: OidfErrorCode, description: string) {
+  constructor(code: OidfErrorCode, description: string, options: { status?: number; retryAfterS?: number } = {}) {
     super(description);
     this.name = 'OidfError';
     this.code = code;
+    this.statusOverride = options.status;
+    this.retryAfterS = options.retryAfterS;
   }
 
   get status(): number {
-    return OIDF_ERROR_STATUS[this.code];
+    return this.statusOverride ?? OIDF_ERROR_STATUS[this.code];
   }
 
   body(): OidfErrorBody {

@@ -109,7 +109,7 @@ async function listPage(request: FastifyRequest<{ Querystring: ListQuery }>, rep
 function AgentTable({ agents, filtered }: { agents: readonly AgentRecord[]; filtered: boolean }): View {
   if (agents.length === 0) return html`<${Empty}>${filtered ? 'No agent matches these filters.' : 'No agent is registered yet. Agents appear here when they are registered through the API (POST /v1/agents).'}<//>`;
   return html`<div class="table-wrap"><table class="stack-narrow">
-    <caption class="muted small">Newest first. Select a name to see the record and act on it.</caption>
+    <caption class="muted small">Oldest first (in the order they were registered). Select a name to see the record and act on it.</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Jurisdiction</th><th scope="col" class="hide-narrow">Organisation</th><th scope="col">Trust</th><th scope="col">Endpoints</th><th scope="col" class="hide-narrow">Updated</th></tr></thead>
     <tbody>
       ${agents.map((agent) => {

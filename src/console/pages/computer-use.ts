@@ -56,6 +56,13 @@ export function registerComputerUsePages(app: FastifyInstance): void {
     return reply.type('image/png').header('cache-control', 'no-store').send(shot.png);
   });
 
+  // The address a person guesses from the list's (`/computer-use/<id>`) leads to the run's page.
+  app.get<{ Params: { sessionId: string } }>('/computer-use/:sessionId', async (request, reply) => {
+    const { sessionId } = request.params;
+    if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(sessionId)) return reply.callNotFound();
+    return reply.redirect(`/computer-use/runs/${sessionId}`, 301);
+  });
+
   app.get<{ Params: { sessionId: string } }>('/computer-use/runs/:sessionId', async (request, reply) => {
     const answer = await request.registry.getComputerUseRun(request.params.sessionId);
     if (credentialRefused(request, answer)) return signInAgain(request, reply);

@@ -44,7 +44,7 @@ export function registerMeshPage(app: FastifyInstance, deps: PageDeps): void {
     return sendPage(
       request,
       reply,
-      { page: 'mesh', title: 'Mesh' },
+      { page: 'mesh', title: 'Mesh', liveLabel: `Live (every ${POLL_SECONDS} s)` },
       html`
         <div hidden="" id="mesh-poll" hx-get=${selfUrl(request)} hx-trigger=${`every ${POLL_SECONDS}s`} hx-select-oob=${SECTIONS.map((id) => `#${id}`).join(',')} hx-swap="none"></div>
         <${Section} id="mesh-gateway" title="Gateway">${GatewayFacts({ health, tasks })}<//>

@@ -118,6 +118,8 @@ export function SettingGroups({ rows, query, host, registryNote, extras }: { row
       const matching = inGroup.filter((row) => matchesQuery(searchWords(row, title), query));
       return html`<section id=${`settings-${group}`} class="panel setting-group" aria-labelledby=${`settings-${group}-title`} hidden=${matching.length === 0 ? true : undefined} data-setting-group>
         <div class="panel-head"><h2 id=${`settings-${group}-title`}>${title}</h2></div>
+        <details class="setting-details" data-setting-details open=${query ? true : undefined}>
+        <summary>${inGroup.length === 1 ? '1 setting' : `${inGroup.length} settings`}</summary>
         <table class="settings-table stack-narrow" id=${`settings-${group}-table`}>
           <caption class="sr-only">${title} settings: meaning, value, default and where the value came from</caption>
           <thead><tr><th scope="col">Setting</th><th scope="col">Value</th><th scope="col">Default</th><th scope="col">From</th></tr></thead>
@@ -128,6 +130,7 @@ export function SettingGroups({ rows, query, host, registryNote, extras }: { row
             <td data-label="From" class=${`source source-${row.source}`}>${SOURCE_WORDS[row.source]}</td>
           </tr>`)}</tbody>
         </table>
+        </details>
         ${extras[group] ?? null}
       </section>`;
     })}`;

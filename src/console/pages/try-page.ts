@@ -10,6 +10,7 @@ import { Empty, Problem, Section } from '../views/parts.ts';
 import { sendPage } from '../views/send-page.ts';
 import type { ConsoleConfig } from '../console-config.ts';
 import { CsrfField, credentialRefused, failureStatus, signInAgain } from './page-kit.ts';
+import { tryExampleFor } from './try-examples.ts';
 import { aliasAtGateway, developmentTokensAllowed, getTask, type GatewayCall, type RpcError, type TaskView } from './try-gateway.ts';
 import { listMcpTools } from './try-mcp.ts';
 import { credentialOf, keptTask, takeToolOutcome } from './try-session.ts';
@@ -67,7 +68,7 @@ export async function renderTryPage(request: FastifyRequest, reply: FastifyReply
   return sendPage(
     request,
     reply,
-    { page: 'try', title: PAGE_TITLE, status: status ?? (failed && !failed.ok ? failureStatus(failed) : 200) },
+    { page: 'try', title: PAGE_TITLE, liveLabel: 'Live (tasks stream in)', status: status ?? (failed && !failed.ok ? failureStatus(failed) : 200) },
     html`
       <p class="muted">Try an agent as a caller would: find it through discovery, read the registry's routing advice, send it a test message through the mesh gateway and watch the task. Then call the MCP tools an assistant would use. Test messages must not carry patient data: the gateway's PHI guard refuses them.</p>
       <${Section} id="try-pick" title="1. Pick an agent">
@@ -134,8 +135,13 @@ function SendForm({ reply, config, state, alias, advised, waiting }: SendFormPro
   if (!state.agent || !advised) return html`<${Empty}>Pick an agent with routing advice first: the message goes to the endpoint the registry advises.<//>`;
   if (!alias && !state.refusal) return html`<${Empty}>The advised endpoint is not at this console's gateway, so there is nothing to send through here.<//>`;
   const development = developmentTokensAllowed(config.REGISTRY_ENV);
+  // A new task for a shipped agent starts from its example (try-examples.ts); what was typed, or an answer to a waiting task, does not.
+  const example = state.typed || waiting ? undefined : tryExampleFor(alias);
   return html`
     ${state.refusal && html`<${GatewayRefusal} error=${state.refusal} />`}
+    ${example && (example.message
+      ? html`<p class="small" id="try-example-note">Filled in with an example for <strong>${alias}</strong>: ${example.note}. Change it or send it as it is.</p>`
+      : html`<p class="small" id="try-example-note">About <strong>${alias}</strong>: ${example.note}.</p>`)}
     <form method="post" action="/try/send" id="try-send-form" aria-label="Send a test message">
       ${CsrfField({ reply })}
       <input type="hidden" name="agent" value=${state.agent} />
@@ -143,12 +149,12 @@ function SendForm({ reply, config, state, alias, advised, waiting }: SendFormPro
       ${state.task && html`<input type="hidden" name="task" value=${state.task} />`}
       <div class="field-block">
         <label for="try-message">Test message</label>
-        <textarea id="try-message" name="message" rows="3" required maxlength="4000" aria-describedby="try-message-help">${state.typed?.message ?? ''}</textarea>
+        <textarea id="try-message" name="message" rows="3" required maxlength="4000" aria-describedby="try-message-help">${state.typed?.message ?? (example?.message || '')}</textarea>
         <span id="try-message-help" class="muted small">Sent as a text part of <code>tasks/send</code>. No patient data: names, NHS numbers, dates of birth are refused.</span>
       </div>
       <div class="field-block">
         <label for="try-data">Structured data (optional)</label>
-        <textarea id="try-data" name="data" rows="3" spellcheck="false" aria-describedby="try-data-help">${state.typed?.data ?? ''}</textarea>
+        <textarea id="try-data" name="data" rows="3" spellcheck="false" aria-describedby="try-data-help">${state.typed?.data ?? (example?.data || '')}</textarea>
         <span id="try-data-help" class="muted small">A JSON object, sent as a data part (e.g. the triage agent's vital signs).</span>
       </div>
       <div class="field-block">

@@ -44,6 +44,8 @@ export type Frame = {
   csrfToken?: string | undefined;
   /** Whether the page follows the registry's event stream (web/console.js opens /live). */
   live?: boolean;
+  /** A page that follows something else (the mesh page polls the gateway, the try page streams a task): the live badge's words. */
+  liveLabel?: string;
 };
 
 export function Layout({ frame, children }: { frame: Frame; children: View }): View {
@@ -73,7 +75,7 @@ export function Layout({ frame, children }: { frame: Frame; children: View }): V
         <a class="brand" href="/dashboard">Ward <span>console</span></a>
         ${viewer &&
         html`<div class="who">
-          <span class="live-state" id="live-state" role="status" aria-live="polite" data-state="idle">${frame.live ? 'Connecting…' : ''}</span>
+          <span class="live-state" id="live-state" role="status" aria-live="polite" data-state=${!frame.live && frame.liveLabel ? 'live' : 'idle'}>${frame.live ? 'Connecting…' : (frame.liveLabel ?? '')}</span>
           <span class="viewer" title=${viewer.scopes.join(' ')}>${viewer.label}</span>
           ${!viewer.openAccess &&
           html`<form method="post" action="/sign-out" class="inline">

@@ -174,6 +174,9 @@
           if (match) inGroup += 1;
         });
         group.hidden = inGroup === 0;
+        // Groups are collapsed until asked for; a search opens those it matches (and closes again when cleared).
+        const details = group.querySelector('[data-setting-details]');
+        if (details) details.open = words.length > 0 && inGroup > 0;
         shown += inGroup;
       });
       if (count) count.textContent = shown === total ? `All ${total} settings shown.` : shown === 0 ? `No setting matches “${input.value.trim()}”.` : `${shown} of ${total} settings match.`;

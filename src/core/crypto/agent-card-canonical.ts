@@ -13,6 +13,31 @@
  * two readings). Keys are accepted in camelCase or in the proto's snake_case, as the SDK does.
  */
 import canonicalize from 'canonicalize';
+import { jsonShapeProblem } from '../json-shape.ts';
+
+/**
+ * The most a card may nest and hold (docs/mesh.md, "Signed cards"): checked, without recursion, before
+ * any walk of the card below (which recurses), so a card nested 2 000 levels is refused, not a stack
+ * overflow. A real card nests about eight levels and holds a few hundred values.
+ */
+export const CARD_MAX_DEPTH = 32;
+export const CARD_MAX_MEMBERS = 10_000;
+
+/** A card outside {@link CARD_MAX_DEPTH} / {@link CARD_MAX_MEMBERS}: never walked. */
+export class CardShapeError extends RangeError {
+  readonly pointer: string;
+  constructor(kind: 'depth' | 'members', pointer: string) {
+    super(kind === 'depth' ? `nests deeper than ${CARD_MAX_DEPTH} levels` : `holds more than ${CARD_MAX_MEMBERS} values`);
+    this.name = 'CardShapeError';
+    this.pointer = pointer;
+  }
+}
+
+/** Throws a {@link CardShapeError} when `card` is outside the bounds every reading of a card relies on. */
+export function assertCardShape(card: unknown): void {
+  const problem = jsonShapeProblem(card, { maxDepth: CARD_MAX_DEPTH, maxMembers: CARD_MAX_MEMBERS });
+  if (problem) throw new CardShapeError(problem.kind, problem.pointer);
+}
 
 type Kind =
   | 'string'
@@ -124,6 +149,7 @@ function withoutEmpty(value: unknown): unknown {
 
 /** The card as its signature covers it, before serialisation (1.0 fields only, defaults left out). */
 export function agentCardSignedContent(card: unknown): Record<string, unknown> {
+  assertCardShape(card);
   return (withoutEmpty(readMessage(AgentCard, card)) ?? {}) as Record<string, unknown>;
 }
 

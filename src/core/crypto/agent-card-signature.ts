@@ -6,7 +6,7 @@
  * until one verifies with a key the caller's resolver trusts.
  */
 import { FlattenedSign, base64url, decodeProtectedHeader, errors, flattenedVerify, type CryptoKey, type JWK, type KeyObject } from 'jose';
-import { canonicalAgentCardPayload } from './agent-card-canonical.ts';
+import { CardShapeError, canonicalAgentCardPayload } from './agent-card-canonical.ts';
 
 /** Asymmetric algorithms only: a card is verified by anyone, with a published key. */
 export const CARD_SIGNATURE_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
@@ -29,6 +29,12 @@ export async function signAgentCard(card: Record<string, unknown>, key: CardSign
     .sign(key.privateKey);
   return { protected: jws.protected as string, signature: jws.signature };
 }
+
+/**
+ * Signatures a card may carry: any one that verifies suffices, and several only serve a key change,
+ * so more than this is refused before any key is looked up (each may name a key set to fetch).
+ */
+export const CARD_MAX_SIGNATURES = 8;
 
 /** The protected header parameters a key resolver decides on. */
 export type CardSignatureHeader = { readonly alg: string; readonly kid: string; readonly jku?: string };
@@ -79,7 +85,15 @@ export async function verifyAgentCard(card: Record<string, unknown>, resolveKey:
   const entries = card.signatures;
   if (entries === undefined || (Array.isArray(entries) && entries.length === 0)) throw new CardSignatureError('unsigned', 'The card carries no signature.');
   if (!Array.isArray(entries)) throw new CardSignatureError('invalid', 'signatures is not an array.');
-  const payload = base64url.encode(canonicalAgentCardPayload(card));
+  if (entries.length > CARD_MAX_SIGNATURES) throw new CardSignatureError('invalid', `The card carries more than ${CARD_MAX_SIGNATURES} signatures.`);
+  let canonical: string;
+  try {
+    canonical = canonicalAgentCardPayload(card);
+  } catch (error) {
+    if (error instanceof CardShapeError) throw new CardSignatureError('invalid', `The card ${error.message}.`);
+    throw error;
+  }
+  const payload = base64url.encode(canonical);
   let invalid: string | undefined;
   let untrusted: string | undefined;
   for (const entry of entries) {

@@ -15,15 +15,27 @@ export function clientErrorStatus(error: { code?: string }): 400 | 431 {
   return error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
 }
 
-/** A Fastify `clientErrorHandler` answering with `bodyFor(status)`. */
-export function clientErrorAnswer(bodyFor: (status: 400 | 431) => ClientErrorBody) {
-  return (error: Error & { code?: string }, socket: Socket): void => {
+/**
+ * The path of the request the parser refused, when the bytes it was parsing still hold its request
+ * line (`error.rawPacket`; a request whose headers arrive in several reads may have lost it): a server
+ * with several surfaces (the registry's FHIR directory) answers in that surface's format.
+ */
+export function refusedRequestPath(error: { rawPacket?: unknown }): string | undefined {
+  const packet = error.rawPacket;
+  if (!Buffer.isBuffer(packet)) return undefined;
+  const line = /^[A-Z]{3,7} (\S{1,2048}) HTTP\/1\.[01]\r?\n/.exec(packet.subarray(0, 2100).toString('latin1'));
+  return line?.[1];
+}
+
+/** A Fastify `clientErrorHandler` answering with `bodyFor(status, error)`. */
+export function clientErrorAnswer(bodyFor: (status: 400 | 431, error: Error & { code?: string; rawPacket?: unknown }) => ClientErrorBody) {
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const status = clientErrorStatus(error);
-    const { contentType, body, headers = {} } = bodyFor(status);
+    const { contentType, body, headers = {} } = bodyFor(status, error);
     const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nconnection: close\r\ncontent-type: ${contentType}\r\n${extra}` +

@@ -140,10 +140,10 @@ const NUMBER_WORD = '(?:number|num|no|#)';
 // a gap is needed unless the identifier starts with a digit ("MRN12345"), so "MRNs" stays prose.
 const MRN_LABELLED = new RegExp(
   `${LABEL_START}(?:mrn|medical[\\s_-]{0,2}record[\\s_-]{0,2}${NUMBER_WORD}|patient[\\s_-]{0,2}(?:id|identifier|${NUMBER_WORD})` +
-    `|hosp(?:ital)?\\.?[\\s_-]{0,2}(?:${NUMBER_WORD}|id|ref(?:erence)?)\\.?|case[\\s_-]{0,2}${NUMBER_WORD}|med(?:ical)?\\.?[\\s_-]{0,2}rec(?:ord)?\\.?[\\s_-]{0,2}${NUMBER_WORD}\\.?` +
+    `|hosp(?:ital)?\\.?[\\s_-]{0,2}(?:reg(?:istration)?\\.?[\\s_-]{0,2})?(?:${NUMBER_WORD}|id|ref(?:erence)?)\\.?|case[\\s_-]{0,2}(?:notes?[\\s_-]{0,2})?${NUMBER_WORD}|casenotes?[\\s_-]{0,2}${NUMBER_WORD}|pas[\\s_-]{0,2}(?:${NUMBER_WORD}|id)|med(?:ical)?\\.?[\\s_-]{0,2}rec(?:ord)?\\.?[\\s_-]{0,2}${NUMBER_WORD}\\.?` +
     `|(?:chart|unit)[\\s_-]{0,2}${NUMBER_WORD}|chi(?:[\\s_-]{0,2}${NUMBER_WORD})?|medicare(?:[\\s_-]{0,2}card)?(?:[\\s_-]{0,2}${NUMBER_WORD})?` +
     `|(?:insurance|subscriber|member|policy[\\s_-]{0,2}holder)[\\s_-]{0,2}(?:member[\\s_-]{0,2})?(?:id|${NUMBER_WORD}))` +
-    `(?:[\\s:#=.'"-]{1,6}(?:(?:is|was)\\s{1,3})?|(?=\\d))(\\d{1,10}(?: \\d{1,10}){0,4}|[A-Za-z0-9][\\w/.-]{0,39})`,
+    `(?:[\\s:#=.'"-]{1,6}(?:(?:is|was)\\s{1,3})?|(?=\\d))([A-Za-z]{1,4}[ -]?\\d{1,10}(?:[ -]\\d{1,10}){1,4}(?![\\w-])|\\d{1,10}(?: \\d{1,10}){0,4}|[A-Za-z0-9][\\w/.-]{0,39})`,
   'gi',
 );
 const DIGIT_G = /\d/g;
@@ -330,6 +330,13 @@ const LABELLED_KEYS: ReadonlyMap<string, PhiDetectorName> = new Map<string, PhiD
     'hospnumber',
     'hospnum',
     'hospid',
+    'hospitalregistrationnumber',
+    'pasnumber',
+    'pasno',
+    'pasid',
+    'casenotenumber',
+    'casenoteno',
+    'casenotesnumber',
     'chinumber',
     'chi',
     'medicarenumber',

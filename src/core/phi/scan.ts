@@ -106,10 +106,47 @@ const TRAILING_BIRTH_LABEL = /(?:^|[\s,;(])(?:d\.?o\.?b\.?|date of birth|birth ?
  * fields.
  */
 function labelIn(value: unknown): PhiDetectorName | undefined {
-  if (typeof value !== 'string' || value.length > 40) return undefined;
+  if (typeof value !== 'string' || value.length > 80) return undefined;
   const text = normaliseText(value);
-  return exactLabel(text) ?? (TRAILING_BIRTH_LABEL.test(text) ? 'date_of_birth' : undefined);
+  if (text.length <= 40) {
+    const label = exactLabel(text) ?? (TRAILING_BIRTH_LABEL.test(text) ? 'date_of_birth' : undefined);
+    if (label !== undefined) return label;
+  }
+  // A caption or a question that ends in a label: "Hospital number:", "What is your hospital number?".
+  const caption = CAPTION.exec(text);
+  return caption ? labelledKeyDetector(caption[1] as string) : undefined;
 }
+
+const CAPTION = /^([A-Za-z][A-Za-z .'_-]{0,76}?)\s{0,3}[?:]\s{0,3}$/;
+
+/**
+ * The label an array item gives the item after it: a label string, or a small object holding one
+ * (`[{"label": "Hospital number"}, {"value": "H1234567"}]`: a label and its value split over items).
+ */
+function itemLabel(value: unknown): PhiDetectorName | undefined {
+  if (typeof value === 'string') return labelIn(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  // Only an object that is a caption: at most three members, the label under a caption's key.
+  const members = Object.entries(value);
+  if (members.length > 3) return undefined;
+  for (const [key, member] of members) {
+    const label = CAPTION_KEYS.has(key.toLowerCase()) ? labelIn(member) : undefined;
+    if (label !== undefined) return label;
+  }
+  return undefined;
+}
+
+const CAPTION_KEYS = new Set(['label', 'name', 'field', 'key', 'title', 'heading', 'caption', 'question', 'prompt', 'k']);
+
+/** An identifier's `system` URL that names what the identifier is (`…/Id/local-hospital-number`, `…/nhs-number`). */
+function systemLabel(record: Record<string, unknown>): PhiDetectorName | undefined {
+  const system = record.system;
+  if (typeof system !== 'string' || system.length > 200) return undefined;
+  const last = /[/:#]([A-Za-z][\w.-]{2,40})\/?$/.exec(system);
+  return last ? labelledKeyDetector(last[1] as string) : undefined;
+}
+
+const isPlainObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Visits one value. `key` is the nearest object key above it (array items inherit their array's), which
@@ -157,13 +194,13 @@ function walk(
     for (let i = 0; i < value.length && !isFull(state); i++) {
       // ["DOB", "1980-03-12"]: an item that is a label labels the text item after it, and a number
       // after it when the number has that identifier's shape (["SSN", 123456789]).
-      const previous = i > 0 ? labelIn(value[i - 1]) : undefined;
+      const previous = i > 0 ? itemLabel(value[i - 1]) : undefined;
       const item: unknown = value[i];
       if (previous !== undefined && (typeof item === 'number' || typeof item === 'bigint')) {
         const found = numberIdentifier(item, key, previous);
         if (found !== undefined) add(state, found, `${pointer}/${i}`);
       }
-      walk(state, item, `${pointer}/${i}`, depth + 1, key, (typeof item === 'string' ? previous : undefined) ?? label);
+      walk(state, item, `${pointer}/${i}`, depth + 1, key, (typeof item === 'string' || isPlainObject(item) ? previous : undefined) ?? label);
     }
     // An identifier split over items (["943", "476", "5919"]) is read whole, at the array.
     if (state.findings.length === before) {
@@ -175,7 +212,13 @@ function walk(
   const record = value as Record<string, unknown>;
   // {"field": "DOB", "value": "1980-03-12"}: a member whose value is a label labels its siblings.
   const labelMember = Object.keys(record).find((childKey) => labelIn(record[childKey]) !== undefined);
-  const siblingLabel = labelMember === undefined ? undefined : labelIn(record[labelMember]);
+  // …or a label handed down: the item before this one, or the member above it (`{"label": "MRN", "value": {"text": …}}`),
+  // or the identifier system this object names.
+  // A member that is a small object holding a label (`{"a": {"label": "MRN"}, "b": {"value": …}}`) labels the others too.
+  const holder = labelMember === undefined ? Object.keys(record).find((childKey) => isPlainObject(record[childKey]) && itemLabel(record[childKey]) !== undefined) : undefined;
+  const localLabel = (labelMember === undefined ? undefined : labelIn(record[labelMember])) ?? systemLabel(record) ?? (holder === undefined ? undefined : itemLabel(record[holder]));
+  // A label handed down from above labels this object's own text only, never deeper objects.
+  const siblingLabel = localLabel ?? label;
   for (const childKey of Object.keys(record)) {
     if (isFull(state)) return;
     const childPointer = `${pointer}/${escapePointerToken(childKey)}`;
@@ -185,12 +228,13 @@ function walk(
     // A sibling's label applies to text, and to a number only when it has that identifier's shape:
     // `{"field": "mrn", "max_length": 16}` describes a field, `{"type": "ssn", "value": 123456789}` is one.
     const child: unknown = record[childKey];
-    const borrowed = childKey === labelMember ? undefined : siblingLabel;
+    const borrowed = childKey === labelMember || childKey === holder || childKey === 'system' ? undefined : siblingLabel;
     if (ownLabel === undefined && borrowed !== undefined && (typeof child === 'number' || typeof child === 'bigint')) {
       const found = numberIdentifier(child, childKey, borrowed);
       if (found !== undefined) add(state, found, childPointer);
     }
-    walk(state, child, childPointer, depth + 1, childKey, ownLabel ?? (typeof child === 'string' ? borrowed : undefined));
+    const handed = typeof child === 'string' ? borrowed : isPlainObject(child) && childKey !== labelMember ? localLabel : undefined;
+    walk(state, child, childPointer, depth + 1, childKey, ownLabel ?? handed);
   }
 }
 

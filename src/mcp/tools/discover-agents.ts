@@ -1,6 +1,10 @@
 import { Type } from 'typebox';
 import { defineTool } from './ward-tool.ts';
 import { PROTOCOLS, PURPOSES_OF_USE, StringEnum } from '../../contract/mcp-vocabulary.ts';
+import { PROTOCOL_ALIASES } from '../../core/vocabulary.ts';
+
+/** The spec's protocols, then the documented aliases the registry accepts (vocabulary.ts): `a2a-jsonrpc` finds agents registered from A2A cards. */
+const DISCOVERABLE_PROTOCOLS = [...PROTOCOLS, ...Object.keys(PROTOCOL_ALIASES)] as const;
 
 /** Arguments of `discover_agents`, exactly the spec's (Tool interface): capability required, limit 1–100 default 20. */
 export const DiscoverAgentsArguments = Type.Object(
@@ -12,7 +16,11 @@ export const DiscoverAgentsArguments = Type.Object(
     jurisdiction: Type.Optional(
       Type.String({ description: 'ISO 3166-1 alpha-2 country code of the agents wanted, e.g. GB.' }),
     ),
-    protocol: Type.Optional(StringEnum(PROTOCOLS, { description: 'Only agents that speak this protocol.' })),
+    protocol: Type.Optional(
+      StringEnum(DISCOVERABLE_PROTOCOLS, {
+        description: 'Only agents that speak this protocol. a2a-jsonrpc: any A2A JSON-RPC endpoint, those registered from A2A cards and the mesh\'s.',
+      }),
+    ),
     purpose_of_use: Type.Optional(
       StringEnum(PURPOSES_OF_USE, { description: 'Only agents whose policy allows this purpose of use.' }),
     ),

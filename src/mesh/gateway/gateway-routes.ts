@@ -9,6 +9,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { MeshConfig } from '../mesh-config.ts';
 import { registerAgentWebRoute } from './agent-web-route.ts';
 import { registerHealthRoute, type HealthRouteOptions } from './health-route.ts';
+import { registerLandingRoute } from './landing-route.ts';
 import { registerRpcRoutes } from './rpc-routes.ts';
 import { createTaskLog } from './task-log.ts';
 import { registerTaskRoute } from './task-route.ts';
@@ -25,6 +26,7 @@ export const gatewayRoutes = fastifyPlugin<GatewayRouteOptions>(
     registerHealthRoute(app, options);
     registerTaskRoute(app, taskLog);
     registerAgentWebRoute(app, options.config);
+    registerLandingRoute(app);
   },
   {
     name: 'ward-gateway-routes',

@@ -209,7 +209,7 @@ function assertVersion(current: AgentRow, expectedVersion: number | '*'): void {
 
 /** Writes `row` over `current` unless a concurrent write moved it on first. */
 async function replaceAtVersion(unit: WriteUnit, row: AgentRow, current: AgentRow): Promise<void> {
-  if (!(await replaceAgent(unit.tx, row, current.version))) {
+  if (!(await replaceAgent(unit.tx, row, current.version, current.record))) {
     throw new WardError('VERSION_CONFLICT', undefined, { agent_id: current.agent_uri });
   }
 }

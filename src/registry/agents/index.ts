@@ -10,3 +10,4 @@ export { countAgentVersions, findAgentVersion, listAgentVersions } from './stora
 export type { AgentVersion } from './storage/agent-version-store.ts';
 export { countActiveEndpointHealth, listDownEndpoints } from './storage/endpoint-health-store.ts';
 export { countOwners, listOwnerPage } from './storage/owner-store.ts';
+export { countEndpoints } from './storage/endpoint-count-store.ts';

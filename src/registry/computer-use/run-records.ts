@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { scanTextForPhi } from '../../core/phi/index.ts';
+import { phiInText as scanTextForPhi } from '../storage/phi-boundary.ts';
 import { appendRunEventSeqs, type RunAction, type RunRow } from './storage/computer-use-store.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Persona } from '../../contract/personas.ts';

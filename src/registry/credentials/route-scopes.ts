@@ -2,6 +2,8 @@ import type { Scope } from '../../core/call-context.ts';
 
 /** Routes anyone may call: discovery of the registry itself (spec: server metadata needs no auth). */
 const PUBLIC = new Set([
+  // The landing: links to the API document, metadata, health and the console (routes/landing.ts).
+  'GET /',
   'GET /.well-known/agent-registry',
   'GET /.well-known/jwks.json',
   'GET /health',

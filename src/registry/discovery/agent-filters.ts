@@ -1,4 +1,5 @@
 import { featuresOf } from '../../core/agent-capabilities.ts';
+import { protocolsMatching } from '../../core/vocabulary.ts';
 import type { AgentRecord } from '../../contract/agent-record.ts';
 
 /**
@@ -12,9 +13,10 @@ export function hasFeatures(record: AgentRecord, required: readonly string[]): b
   return required.every((feature) => features.has(feature));
 }
 
-/** A protocol matches the declared protocols or any endpoint's protocol. */
+/** A protocol (or one of its aliases' family, vocabulary.ts) matches the declared protocols or any endpoint's protocol. */
 export function speaksProtocol(record: AgentRecord, protocol: string): boolean {
-  return record.capabilities.protocols.includes(protocol) || record.endpoints.some((e) => e.protocol === protocol);
+  const family = protocolsMatching(protocol);
+  return record.capabilities.protocols.some((declared) => family.includes(declared)) || record.endpoints.some((e) => family.includes(e.protocol));
 }
 
 export function hasRegion(record: AgentRecord, region: string): boolean {

@@ -1,4 +1,5 @@
 import type { Storage } from '../storage/database.ts';
+import { protocolsMatching } from '../../core/vocabulary.ts';
 import { rankDiscoverableBySkill } from '../agents/index.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../contract/agent-record.ts';
 import { toAgentRecords } from '../agents/index.ts';
@@ -54,7 +55,8 @@ export function createDiscoveryService(deps: DiscoveryServiceDeps) {
       ...(query.token_binding ? { tokenBinding: query.token_binding } : {}),
       // Narrowed in SQL by the copies on the skill rows; matched exactly below.
       ...(query.require_features.length > 0 ? { features: query.require_features } : {}),
-      ...(query.protocol ? { protocol: query.protocol } : {}),
+      // An alias standing for several protocols is not narrowed in SQL (one token there); matched exactly below.
+      ...(query.protocol && protocolsMatching(query.protocol).length === 1 ? { protocol: query.protocol } : {}),
     };
     for (let offset = 0, slice = firstSlice; ; offset += slice, slice = Math.min(slice * 4, MAX_SLICE)) {
       const ids = await rankDiscoverableBySkill(deps.storage.db, filter, { offset, limit: slice });

@@ -71,16 +71,20 @@ function sendResource(reply: FastifyReply, resource: FhirResource): FastifyReply
  * A searchset's entries: the matches, what `_include` and `_revinclude` added, and a warning outcome
  * for each Organization whose endpoints were cut at REVINCLUDE_LIMIT.
  */
-function searchEntries(base: string, type: ResourceType, matches: readonly FhirResource[], included: readonly FhirResource[], cut: readonly string[]) {
-  if (matches.length === 0) return [];
-  const outcome = cut.length === 0 ? [] : [{
+function searchEntries(base: string, type: ResourceType, matches: readonly FhirResource[], included: readonly FhirResource[], cut: readonly string[], warnings: readonly string[] = []) {
+  if (matches.length === 0 && warnings.length === 0) return [];
+  const issues = [
+    ...warnings.map((diagnostics) => ({ severity: 'warning', code: 'not-found', diagnostics })),
+    ...(matches.length === 0 ? [] : cut).map((id) => ({
+      severity: 'warning',
+      code: 'incomplete',
+      diagnostics: `Organization/${id} has more than ${REVINCLUDE_LIMIT} endpoints; the first ${REVINCLUDE_LIMIT} are included. Search Endpoint?organization=Organization/${id} for all of them.`,
+    })),
+  ];
+  const outcome = issues.length === 0 ? [] : [{
     resource: {
       resourceType: 'OperationOutcome',
-      issue: cut.map((id) => ({
-        severity: 'warning',
-        code: 'incomplete',
-        diagnostics: `Organization/${id} has more than ${REVINCLUDE_LIMIT} endpoints; the first ${REVINCLUDE_LIMIT} are included. Search Endpoint?organization=Organization/${id} for all of them.`,
-      })),
+      issue: issues,
     },
     search: { mode: 'outcome' },
   }];
@@ -229,7 +233,7 @@ export const fhirRoutes = registryRoutePlugin('ward-fhir-routes', async (app) =>
       const base = `${ward.baseUrl()}/fhir/${type}`;
       const link = (extra: Array<[string, string]>) => `${base}?${new URLSearchParams([...parsed.used, ...extra]).toString()}`;
       // FHIR resources are sent as built; the schemas above document the OperationOutcomes only.
-      const entry = searchEntries(`${ward.baseUrl()}/fhir`, type, answer.resources, [...included, ...revincluded.endpoints], revincluded.cut);
+      const entry = searchEntries(`${ward.baseUrl()}/fhir`, type, answer.resources, [...included, ...revincluded.endpoints], revincluded.cut, answer.warnings);
       const bundle = {
         resourceType: 'Bundle',
         type: 'searchset',

@@ -21,6 +21,7 @@ import { RUN_LEAVES_LISTED, runProvenanceOf } from './run-provenance.ts';
 import { listRunIdsOpening } from '../computer-use/index.ts';
 import { deviceId, deviceOf, endpointsOf, hasOrganizationDigest, organizationOf, readOrganizationId, type FhirResource } from './fhir-resources.ts';
 import { collectPage, countAll, type ItemSource } from './resource-pages.ts';
+import { countEndpoints, organizationWarnings } from './search-notes.ts';
 import { REVINCLUDE_LIMIT, single, type ResourceType, type SearchRequest, type Token } from './search-parameters.ts';
 
 export type SearchDeps = {
@@ -36,7 +37,13 @@ export type SearchDeps = {
 /** How many agents a `_summary=count` may read where the store cannot count (Endpoint filters). */
 const COUNT_READ_LIMIT = 100_000;
 
-export type SearchAnswer = { resources: FhirResource[]; next: string | undefined; total: number | undefined };
+export type SearchAnswer = {
+  resources: FhirResource[];
+  next: string | undefined;
+  total: number | undefined;
+  /** Warnings for an OperationOutcome entry (search-notes.ts): an `organization` that names no Organization here. */
+  warnings?: string[];
+};
 
 /** A plan: the store's filter (or none: nothing can match), what is checked per resource, and whether the store's count is exact. */
 type Plan = {
@@ -127,7 +134,7 @@ function agentPlan(type: 'Device' | 'Endpoint', request: SearchRequest): Plan {
   // By the endpoint index where the store has no narrower filter (an owner's or one agent's endpoints are few).
   const byType = type === 'Endpoint' && filter.orgId === undefined && filter.id === undefined ? request.tokens.get('connection-type')?.[0] : undefined;
   const protocols = byType ? [...new Set(byType.flatMap(protocolsForConnectionType))] : undefined;
-  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && type === 'Device' && !skill, skill: skill?.code, protocols };
+  return { filter, keep: (resource) => checks.every((check) => check(resource)), exactCount: checks.length === 0 && !skill, skill: skill?.code, protocols };
 }
 
 const deviceNameOf = (device: FhirResource) => String((device.deviceName as Array<{ name: string }>)[0]?.name ?? '').toLowerCase();
@@ -244,10 +251,14 @@ export async function search(deps: SearchDeps, type: ResourceType, request: Sear
     const exact = plan.digest === undefined && !request.strings.has('name');
     if (request.summaryCount) return { resources: [], next: undefined, total: exact ? await countOwners(deps.storage.db, plan.filter) : await countOrRefuse(source) };
     const page = await collectPage(source, kind, request.count, request.pageToken);
-    return { ...page, total: exact ? await countOwners(deps.storage.db, plan.filter) : undefined };
+    return { ...page, total: exact ? await countOwners(deps.storage.db, plan.filter) : wholeAnswer(page, request) };
   }
   const plan = agentPlan(type, request);
-  if (plan.filter === undefined) return { resources: [], next: undefined, total: 0 };
+  const warnings = await organizationWarnings(deps.storage.db, request);
+  if (plan.filter === undefined) return { resources: [], next: undefined, total: 0, warnings };
+  const { filter } = plan;
+  // Devices are agents, counted by the agent list; Endpoints are the agents' endpoints, summed.
+  const exactTotal = () => (type === 'Device' ? deps.agents.list(filter, { limit: 1 }).then((list) => list.total_count) : countEndpoints(deps.storage.db, filter));
   const source =
     plan.skill !== undefined && type === 'Device'
       ? skillSource(deps, plan.skill, { ...plan, filter: plan.filter })
@@ -255,11 +266,15 @@ export async function search(deps: SearchDeps, type: ResourceType, request: Sear
         ? endpointIndexSource(deps, plan.protocols, plan)
         : agentSource(deps, type, { ...plan, filter: plan.filter });
   if (request.summaryCount) {
-    return { resources: [], next: undefined, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : await countOrRefuse(source) };
+    return { resources: [], next: undefined, total: plan.exactCount ? await exactTotal() : await countOrRefuse(source), warnings };
   }
   const page = await collectPage(source, kind, request.count, request.pageToken);
-  return { ...page, total: plan.exactCount ? (await deps.agents.list(plan.filter, { limit: 1 })).total_count : undefined };
+  return { ...page, total: plan.exactCount ? await exactTotal() : wholeAnswer(page, request), warnings };
 }
+
+/** A first page with no next page is the whole answer: its length is the exact total, whatever the search. */
+const wholeAnswer = (page: { resources: FhirResource[]; next: string | undefined }, request: SearchRequest) =>
+  request.pageToken === undefined && page.next === undefined ? page.resources.length : undefined;
 
 async function countOrRefuse(source: ItemSource): Promise<number> {
   const total = await countAll(source, COUNT_READ_LIMIT);
@@ -291,7 +306,8 @@ async function provenanceSearch(deps: SearchDeps, request: SearchRequest, kind: 
     },
   };
   if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
-  return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+  const page = await collectPage(source, kind, request.count, request.pageToken);
+  return { ...page, total: wholeAnswer(page, request) };
 }
 
 /** `Provenance?target=<url>`: the computer-use runs that opened that page, oldest first, one Provenance each. */
@@ -309,7 +325,8 @@ async function runProvenanceSearch(deps: SearchDeps, url: string, request: Searc
     },
   };
   if (request.summaryCount) return { resources: [], next: undefined, total: await countOrRefuse(source) };
-  return { ...(await collectPage(source, kind, request.count, request.pageToken)), total: undefined };
+  const page = await collectPage(source, kind, request.count, request.pageToken);
+  return { ...page, total: wholeAnswer(page, request) };
 }
 
 /** A run's Provenance from the leaves the signed tree head covers; undefined before its first is covered. */

@@ -64,3 +64,16 @@ export const sendOperationOutcome: ErrorRenderer = (reply: FastifyReply, code, m
     .type(`${FHIR_JSON}; charset=utf-8`)
     .send(operationOutcome([{ severity: 'error', code: issueType(code, status), message: text, wardCode: code, ...(expression ? { expression } : {}) }]));
 };
+
+/** A refusal of Node's HTTP parser under `/fhir` (core/http/client-error.ts) as an OperationOutcome. */
+export const fhirClientErrorSurface = {
+  prefix: '/fhir',
+  render: (code: 'HEADERS_TOO_LARGE' | 'BAD_REQUEST') => {
+    const status = ERROR_CODES[code].status;
+    const text = ERROR_CODES[code].title;
+    return {
+      contentType: `${FHIR_JSON}; charset=utf-8`,
+      body: JSON.stringify(operationOutcome([{ severity: 'error', code: issueType(code, status), message: text, wardCode: code }])),
+    };
+  },
+} as const;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientErrorAnswer } from '../../core/http/client-error.ts';
+import { clientErrorAnswer, refusedRequestPath } from '../../core/http/client-error.ts';
 import type { ErrorRenderer } from '../../core/http/error-renderer.ts';
 import { ERROR_CODES, errorEnvelope, isWardError, type ErrorCode } from '../../core/errors.ts';
 import { toValidationIssues } from './validation.ts';
@@ -9,11 +9,14 @@ import { toValidationIssues } from './validation.ts';
  * (unknown route, malformed JSON, wrong media type, oversized body) included. 5xx bodies never say
  * what went wrong inside; the log does, under the request id.
  */
-export function registerErrorHandling(app: FastifyInstance, send: ErrorRenderer = sendEnvelope): void {
+export function registerErrorHandling(app: FastifyInstance, send: ErrorRenderer = sendEnvelope, options: { notFound?: boolean } = {}): void {
   if (!app.hasReplyDecorator('errorCode')) app.decorateReply('errorCode', null);
-  app.setNotFoundHandler((request, reply) => {
-    send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
-  });
+  // A surface without a path prefix of its own (the OIDF endpoints) leaves unknown paths to the registry's handler.
+  if (options.notFound !== false) {
+    app.setNotFoundHandler((request, reply) => {
+      send(reply, 'ROUTE_NOT_FOUND', `No route for ${request.method} on this path.`, {});
+    });
+  }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (isWardError(error)) {
@@ -87,3 +90,21 @@ export const clientErrorInEnvelope = clientErrorAnswer((status) => ({
   contentType: 'application/json; charset=utf-8',
   body: JSON.stringify(errorEnvelope(status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', undefined, {}, null)),
 }));
+
+/** Renders a parser refusal for one surface of the registry (the FHIR directory's OperationOutcome). */
+export type ClientErrorSurface = { readonly prefix: string; readonly render: (code: 'HEADERS_TOO_LARGE' | 'BAD_REQUEST') => { contentType: string; body: string } };
+
+/**
+ * {@link clientErrorInEnvelope}, except for a request whose path (when the parser still holds its
+ * request line) is under a surface's prefix: that surface's format (issue 41, finding 6: a 431 on
+ * `/fhir/…` is an OperationOutcome).
+ */
+export function clientErrorBySurface(surfaces: readonly ClientErrorSurface[]) {
+  return clientErrorAnswer((status, error) => {
+    const code = status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST';
+    const path = refusedRequestPath(error);
+    const surface = path === undefined ? undefined : surfaces.find((candidate) => path === candidate.prefix || path.startsWith(`${candidate.prefix}/`) || path.startsWith(`${candidate.prefix}?`));
+    if (surface) return surface.render(code);
+    return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(errorEnvelope(code, undefined, {}, null)) };
+  });
+}

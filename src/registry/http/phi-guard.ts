@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WardError } from '../../core/errors.ts';
 import { scanForPhi, scanHeadersForPhi, scanQueryForPhi } from '../../core/phi/index.ts';
+import { createPhiScanPool, textCharsIn } from './phi-scan-pool.ts';
 
 /**
  * Bodies nested deeper than this are refused (after the PHI scan): the scan reads 64 levels and below
@@ -14,8 +15,20 @@ export const MAX_BODY_DEPTH = 32;
  * before validation, idempotency, storage or any log line that could quote them. A hit is a 422 that
  * names the detector and where, never the value, and nothing else runs.
  */
-export function registerPhiGuard(app: FastifyInstance): void {
+export function registerPhiGuard(app: FastifyInstance, options: { maxTextChars: number } = { maxTextChars: 262_144 }): void {
+  const pool = createPhiScanPool();
+  app.addHook('onClose', async () => pool.close());
   app.addHook('preValidation', async (request) => {
+    // The scan's cost is bounded per request: a body with more text than the guard reads is refused
+    // before anything reads it, and a large one is scanned off the event loop (./phi-scan-pool.ts).
+    const body = request.body === undefined ? undefined : scannedBody(request);
+    const textChars = body === undefined ? 0 : textCharsIn(body, options.maxTextChars);
+    if (textChars > options.maxTextChars) {
+      throw new WardError('PAYLOAD_TOO_LARGE', `The body holds more text than the PHI guard reads per request (${options.maxTextChars} characters); it was not processed.`, {
+        max_text_chars: options.maxTextChars,
+      });
+    }
+    const bodyFindings = body === undefined ? [] : await pool.scan(body, textChars);
     // PHI first, whatever else is wrong with the request: a patient's record nested past the depth
     // limit is refused as PHI, not as a malformed body (the scan reads 64 levels and sweeps below).
     const findings = [
@@ -26,9 +39,7 @@ export function registerPhiGuard(app: FastifyInstance): void {
       })),
       ...scanForPhi(request.params ?? {}).map((f) => ({ detector: f.detector, in: 'path', pointer: f.pointer })),
       ...scanHeadersForPhi(request.headers),
-      ...(request.body === undefined
-        ? []
-        : scanForPhi(scannedBody(request)).map((f) => ({ detector: f.detector, in: 'body', pointer: f.pointer }))),
+      ...bodyFindings.map((f) => ({ detector: f.detector, in: 'body', pointer: f.pointer })),
     ];
     if (findings.length > 0) {
       throw new WardError(

@@ -102,7 +102,7 @@ async function registerCallerChecks(app: FastifyInstance): Promise<Pick<Registry
   const meter = createUsageMeter({ storage, log: (error) => app.log.warn({ err: error }, 'usage flush failed') });
   registerRateLimits(app, { limiter, meter, clock, federationPerMinute: config.REGISTRY_FEDERATION_RATE_PER_MINUTE });
   await registerProductionHeaders(app, config);
-  registerPhiGuard(app);
+  registerPhiGuard(app, { maxTextChars: config.REGISTRY_PHI_MAX_TEXT_CHARS });
   registerTextGuard(app);
   return { redis, limiter, meter };
 }

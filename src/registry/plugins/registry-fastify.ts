@@ -4,7 +4,8 @@ import type { DestinationStream } from 'pino';
 import type { Config } from '../../core/config.ts';
 import { serverLogger } from '../../core/http/http-kit.ts';
 import { tlsServerOptions, watchCrl, type TlsFiles } from '../credentials/mtls.ts';
-import { clientErrorInEnvelope, frameworkErrorsIn } from '../http/error-handler.ts';
+import { clientErrorBySurface, frameworkErrorsIn } from '../http/error-handler.ts';
+import { fhirClientErrorSurface } from '../fhir/operation-outcome.ts';
 import { sendOperationOutcome } from '../fhir/operation-outcome.ts';
 import { requestIdFor } from '../http/request-context.ts';
 
@@ -45,7 +46,7 @@ export function createRegistryFastify(options: RegistryFastifyOptions): FastifyI
     ajv: { customOptions: {} },
     // Failures before routing, and those of Node's HTTP parser, in the envelope too (error-handler.ts).
     frameworkErrors: frameworkErrorsIn({ '/fhir': sendOperationOutcome }),
-    clientErrorHandler: clientErrorInEnvelope,
+    clientErrorHandler: clientErrorBySurface([fhirClientErrorSurface]),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (config.REGISTRY_TLS_CERT_FILE && tlsFiles.crlFile) {

@@ -9,6 +9,7 @@ import { fhirRoutes } from '../fhir/fhir-routes.ts';
 import { openIdFederationRoutes } from '../federation/oidf/oidf-routes.ts';
 import { discoveryRoutes } from '../discovery/discovery-routes.ts';
 import { eventHistoryRoutes, eventRoutes, type EventRoutesOptions } from '../events/event-routes.ts';
+import { landingRoutes } from '../operations/landing-routes.ts';
 import { metadataRoutes } from '../federation/metadata-routes.ts';
 import { openApiOptions, openApiRoutes } from '../openapi/openapi-routes.ts';
 import { operationsRoutes } from '../operations/operation-routes.ts';
@@ -32,6 +33,7 @@ export const routesPlugin = fastifyPlugin<RoutesPluginOptions>(
     const { limiter, meter, traffic, redis, draining } = app.wardEdge;
     const { heartbeat, startedAt, serverMetrics } = app.wardInstance;
     await app.register(swagger, openApiOptions(app.ward.config));
+    await app.register(landingRoutes);
     await app.register(metadataRoutes);
     await app.register(agentRoutes);
     await app.register(agentCardRoutes);

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { InvalidStatusError, PrivateAddressError, createCheckedFetch, createGuardedFetch } from '../../../src/core/net/guarded-fetch.ts';
+import { isPrivateAddress } from '../../../src/core/net/private-addresses.ts';
 
 async function loopbackServer(t: { after(fn: () => unknown): void }) {
   let connections = 0;
@@ -40,7 +41,28 @@ const SPELLINGS = [
   '[fe80::1]',
   '[fc00::1]',
   '[fd12:3456::1]',
+  // Security round 4 (issue 41, finding 6): IPv4-compatible, NAT64 and 6to4 spellings of loopback.
+  '[::127.0.0.1]',
+  '[::7f00:1]',
+  '[64:ff9b::127.0.0.1]',
+  '[64:ff9b::7f00:1]',
+  '[2002:7f00:1::]',
 ];
+
+describe('the private-address list (issue 41, finding 6)', () => {
+  test('benchmarking, multicast and reserved IPv4 ranges, and IPv4 carried in IPv6, are not public', () => {
+    for (const address of [
+      '198.18.0.1', '198.19.255.254', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255',
+      '::a00:1', '::10.0.0.1', '::169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '64:ff9b::192.168.1.1',
+      '64:ff9b:1::1', '2002:c0a8:101::1', 'ff02::1', 'fec0::1', '0:0:0:0:0:ffff:7f00:1', '::ffff:0:7f00:1',
+    ]) assert.equal(isPrivateAddress(address), true, address);
+  });
+  test('public addresses, whatever their spelling, stay public', () => {
+    for (const address of ['8.8.8.8', '198.17.255.255', '198.20.0.1', '223.255.255.255', '2001:4860:4860::8888', '64:ff9b::8.8.8.8', '::ffff:8.8.8.8', '2002:808:808::1', '2606:4700::1111']) {
+      assert.equal(isPrivateAddress(address), false, address);
+    }
+  });
+});
 
 describe('guarded fetch', () => {
   for (const host of SPELLINGS) {

@@ -281,6 +281,18 @@ export function shapeSamples(): { blocked: BlockedSample[]; ordinary: OrdinarySa
       'fhir_resource',
       `${deep50Array.pointer}/0/0/0`,
     ),
+    // Security round 4 (issue 41, finding 6): UK hospital-number labels and spellings, and a label and
+    // its value split across sibling fields.
+    blocked('Hosp no with a spaced trust prefix', withDescription('Quote Hosp no RX1 234 5678 on referrals.'), 'mrn', '/description'),
+    blocked('Hospital Number with a letter and groups', withTags({ notes: 'Hospital Number - M 123 4567' }), 'mrn', '/policy_tags/notes'),
+    blocked('a PAS number', withTags({ notes: 'PAS number: 1234567' }), 'mrn', '/policy_tags/notes'),
+    blocked('a case note number', withDescription('Case note number 0012345 was pulled for audit.'), 'mrn', '/description'),
+    blocked('a hospital registration number', withTags({ notes: 'hospital reg no 1234567' }), 'mrn', '/policy_tags/notes'),
+    blocked('a label item, then its value item', withTags({ fields: [{ label: 'Hospital number' }, { value: 'H1234567' }] }), 'mrn', '/policy_tags/fields/1/value'),
+    blocked('a question and its answer', withTags({ form: { question: 'What is your hospital number?', answer: 'H1234567' } }), 'mrn', '/policy_tags/form/answer'),
+    blocked('a label above a nested value', withTags({ row: { label: 'Hospital number', value: { text: 'RX1234567' } } }), 'mrn', '/policy_tags/row/value/text'),
+    blocked('a label object beside a value object', withTags({ row: { a: { label: 'MRN' }, b: { value: '00482913' } } }), 'mrn', '/policy_tags/row/b/value'),
+    blocked('an identifier system naming a hospital number', withTags({ identifier: { system: 'https://fhir.nhs.uk/Id/local-hospital-number', value: 'RX1234567' } }), 'mrn', '/policy_tags/identifier/value'),
   ];
 
   const deepOrganization = nested(80, {
@@ -360,6 +372,13 @@ export function shapeSamples(): { blocked: BlockedSample[]; ordinary: OrdinarySa
     ),
     // Deep structures without patient data.
     ordinary('an Organization 80 levels down', deepOrganization.body),
+    // …and their look-alikes (issue 41, finding 6).
+    ordinary('a caption with a count', withTags({ form: { question: 'How many hospital numbers per trust?', answer: 'one' } })),
+    ordinary('a label item before a format item', withTags({ fields: [{ label: 'Hospital number' }, { format: 'letters and digits' }] })),
+    ordinary('an ODS code system', withTags({ identifier: { system: 'https://fhir.nhs.uk/Id/ods-organization-code', value: 'RTH' } })),
+    ordinary('a hospital-number field description', withTags({ row: { label: 'Hospital number', value: { max_length: 10, required: true } } })),
+    ordinary('a PAS vendor in prose', withDescription('Integrates with the PAS from 2019 onwards; 24 trusts use it.')),
+    ordinary('a version beside a label object', withTags({ row: { a: { label: 'Release' }, b: { value: '2025.03.12' } } })),
   ];
   return { blocked: blockedSamples, ordinary: ordinarySamples };
 }

@@ -9,6 +9,9 @@ import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { signAgentCard } from '../../../src/core/crypto/agent-card-signature.ts';
 import { startServer } from '../credentials/fixtures.ts';
 
+/** A card text carrying a name, a date of birth, an NHS number, an MRN, an SSN and a diagnosis (issue 41, finding 1). */
+export const PHI_DESCRIPTION = 'Summary for patient Jane Smith, DOB 12/03/1980, NHS number 943 476 5919, MRN 00482913, SSN 123-45-6789: diagnosed with type 2 diabetes.';
+
 export type CardKeyPair = { kid: string; privateKey: CryptoKey; jwk: JWK };
 
 export async function cardKeyPair(kid: string): Promise<CardKeyPair> {

@@ -35,7 +35,10 @@ describe('rate limits on the public federation routes', () => {
       registry.app.inject({ method: 'GET', url: '/v1/oidf/trust-mark-list?trust_mark_type=urn%3Award%3Atrust-mark%3Adelegated-registry', remoteAddress });
     for (const refused of [await mark('203.0.113.9'), await status('203.0.113.9'), await list('203.0.113.9')]) {
       assert.equal(refused.statusCode, 429);
-      assert.equal((refused.json() as any).error.code, 'RATE_LIMITED');
+      // OIDF endpoints refuse in OIDF's format, before the route too (issue 41, finding 5).
+      assert.equal((refused.json() as any).error, 'temporarily_unavailable');
+      assert.match((refused.json() as any).error_description, /\(RATE_LIMITED\)$/);
+      assert.ok(Number(refused.headers['retry-after']) >= 1);
     }
     assert.equal((await mark('203.0.113.10')).statusCode, 404, 'the limit is per address');
     assert.equal((await list('203.0.113.11')).statusCode, 200, 'the list endpoint answers without an API key');

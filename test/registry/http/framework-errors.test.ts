@@ -51,6 +51,30 @@ describe('errors before routing are answered in the envelope', () => {
     }
   });
 
+  test('under /fhir the same refusals are OperationOutcomes (issue 41, finding 6); elsewhere still the envelope', async (t) => {
+    const [registry] = await startRegistries(testScope(t), 'sqlite');
+    const port = Number(new URL((registry as { baseUrl: string }).baseUrl).port);
+    const cases: Array<[string, string, number, string]> = [
+      ['headers over 16 KiB on /fhir/Device', `GET /fhir/Device?name=x HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+      ['headers over 16 KiB on /fhir/metadata', `GET /fhir/metadata HTTP/1.1\r\nhost: x\r\nx-pad: ${'a'.repeat(40_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+      ['control character on /fhir', 'GET /fhir/Device HTTP/1.1\r\nhost: x\r\nx-note: MRN\x01 00482913\r\n\r\n', 400, 'BAD_REQUEST'],
+    ];
+    for (const [name, raw, status, code] of cases) {
+      const answer = await exchange(port, raw);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      assert.equal(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), status, name);
+      assert.match(head, /\r\ncontent-type: application\/fhir\+json; charset=utf-8/i, name);
+      const outcome = JSON.parse(body);
+      assert.equal(outcome.resourceType, 'OperationOutcome', name);
+      assert.equal(outcome.issue[0].details.coding[0].code, code, name);
+      assert.doesNotMatch(answer, /00482913|aaaaaaaa/, `${name}: nothing of the request is echoed`);
+    }
+    // A path that only starts like the surface is not in it.
+    const other = envelopeOf(await exchange(port, `GET /fhirx HTTP/1.1\r\nhost: x\r\nx-pad: ${'a'.repeat(20_000)}\r\n\r\n`));
+    assert.equal(other.status, 431);
+    assert.equal(other.body.error.code, 'HEADERS_TOO_LARGE');
+  });
+
   test('a malformed percent-escape is 400 BAD_REQUEST without the URL; OPTIONS without Origin is not a plain-text error', async (t) => {
     const [registry] = await startRegistries(testScope(t), 'sqlite');
     const base = (registry as { baseUrl: string }).baseUrl;

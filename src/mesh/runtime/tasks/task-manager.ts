@@ -90,9 +90,10 @@ export class TaskManager {
   send(input: SendInput, call: MeshCallContext): TaskRecord {
     checkMessageParts(input.message.parts, this.#options.inputModes ?? DEFAULT_INPUT_MODES);
     const sender = call.principal.sub;
-    const existing = input.task_id === undefined ? undefined : this.#options.store.get(input.task_id);
+    // A task_id names one of the caller's tasks, or it is -32002 whether it is unknown or another
+    // caller's: the answer never tells whether someone else's task has that id (issue 41, finding 6).
+    const existing = input.task_id === undefined ? undefined : this.get(input.task_id, sender);
     if (existing) {
-      if (existing.sender !== sender) throw new MeshRpcError('VALIDATION_ERROR', 'task_id is already in use');
       if (!this.#takesMessage(existing)) {
         throw new MeshRpcError('VALIDATION_ERROR', 'The task is not waiting for input.', {
           reason: 'task_not_awaiting_input',
@@ -107,7 +108,7 @@ export class TaskManager {
       return working;
     }
     const now = this.#now();
-    const taskId = input.task_id ?? randomUUID();
+    const taskId = randomUUID();
     const contextId = input.message.contextId ?? randomUUID();
     const draft: TaskRecord = {
       task_id: taskId,

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Value } from 'typebox/value';
-import { agentCardSignedContent } from '../../../core/crypto/agent-card-canonical.ts';
+import { CardShapeError, agentCardSignedContent } from '../../../core/crypto/agent-card-canonical.ts';
 import { WardError } from '../../../core/errors.ts';
 import { UpdateAgentBody } from '../../../contract/schemas/agent-schemas.ts';
 import type { AgentInput } from '../agent-document.ts';
@@ -50,7 +50,15 @@ export type CardRegistration = { owner?: Owner; policy_tags?: Record<string, unk
 
 /** The writable fields of a record for `card`, with the request's owner and policy tags. */
 export function agentInputFromCard(card: Record<string, unknown>, registration: CardRegistration): AgentInput {
-  const content = agentCardSignedContent(card) as Content;
+  let content: Content;
+  try {
+    content = agentCardSignedContent(card) as Content;
+  } catch (error) {
+    if (!(error instanceof CardShapeError)) throw error;
+    throw new WardError('CARD_INVALID', `The document is not an A2A agent card: ${error.pointer || '/'} ${error.message}.`, {
+      errors: [{ in: 'card', pointer: error.pointer || '/', reason: error.message }],
+    });
+  }
   const seen = new Set<string>();
   const endpoints = (content.supportedInterfaces ?? []).flatMap((entry) => {
     const protocol = BINDINGS[entry.protocolBinding ?? ''] ?? 'a2a-' + skillOf(entry.protocolBinding ?? 'unknown');

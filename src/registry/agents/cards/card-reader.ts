@@ -7,7 +7,8 @@
  * refusal is a WardError with a CARD_* code of its own.
  */
 import { importJWK, type JWK } from 'jose';
-import { CardSignatureError, verifyAgentCard, type CardSignatureHeader } from '../../../core/crypto/agent-card-signature.ts';
+import { CardShapeError, assertCardShape } from '../../../core/crypto/agent-card-canonical.ts';
+import { CARD_MAX_SIGNATURES, CardSignatureError, verifyAgentCard, type CardSignatureHeader } from '../../../core/crypto/agent-card-signature.ts';
 import { WardError } from '../../../core/errors.ts';
 import { InvalidStatusError } from '../../../core/net/guarded-fetch.ts';
 
@@ -49,16 +50,21 @@ async function discard(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
 }
 
-/** The reader's options for one read, with the signal that ends it early (the registry stopping). */
-type ReadOptions = CardReaderOptions & { readonly stop?: AbortSignal | undefined };
+/**
+ * The reader's options for one read, with its one signal: the read's deadline (`timeoutMs` for the
+ * whole read: the card, its redirects and its key sets), the registry stopping, the caller gone.
+ */
+type ReadOptions = CardReaderOptions & { readonly signal: AbortSignal };
+
+/** Key sets one read fetches at most: several signatures serve a key change, which needs two key sets at most. */
+export const CARD_MAX_KEY_SETS = 2;
 
 /** The body of a 200 answer at `url` (same-origin redirects followed), at most `maxBytes`. */
 async function fetchLimited(url: URL, options: ReadOptions): Promise<string> {
   let target = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    // One deadline for the request and its body: a host that stalls after its headers is cut off too.
-    const deadline = AbortSignal.timeout(options.timeoutMs);
-    const signal = options.stop ? AbortSignal.any([deadline, options.stop]) : deadline;
+    // The read's one deadline covers each request and its body: a host that stalls after its headers is cut off too.
+    const signal = options.signal;
     const unreachable = (error: unknown) => new WardError('CARD_UNREACHABLE', undefined, { card_url: target.toString(), reason: unreachableReason(error, signal) });
     let response: Response;
     try {
@@ -121,7 +127,15 @@ function interfaceUrls(card: Record<string, unknown>): Array<{ pointer: string; 
 /** The card's shape as far as the registry relies on it, and its interfaces on its own origin. */
 function checkCard(document: unknown, origin: string): Record<string, unknown> {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) throw invalid('/', 'is not a JSON object');
+  // Depth and size first, without recursion: every check after this one may walk the card.
+  try {
+    assertCardShape(document);
+  } catch (error) {
+    if (error instanceof CardShapeError) throw invalid(error.pointer || '/', error.message);
+    throw error;
+  }
   const card = document as Record<string, unknown>;
+  if (Array.isArray(card.signatures) && card.signatures.length > CARD_MAX_SIGNATURES) throw invalid('/signatures', `must hold at most ${CARD_MAX_SIGNATURES} signatures`);
   if (typeof card.name !== 'string' || card.name.trim() === '') throw invalid('/name', 'must be a non-empty string');
   if (!Array.isArray(card.supportedInterfaces) || card.supportedInterfaces.length === 0) throw invalid('/supportedInterfaces', 'must list at least one interface');
   if (card.skills !== undefined && !Array.isArray(card.skills)) throw invalid('/skills', 'must be an array');
@@ -155,17 +169,19 @@ function publishedKeys(text: string): JWK[] {
  * the `kid`. Anything else (no jku, another origin, a JWKS that cannot be read) trusts no key.
  */
 function keysOnOrigin(origin: string, options: ReadOptions) {
+  // Shared by every signature of the read: a key set is fetched once, and at most CARD_MAX_KEY_SETS of them.
   const sets = new Map<string, Promise<JWK[]>>();
-  const keySet = (jku: URL) => {
+  const keySet = (jku: URL): Promise<JWK[]> => {
     let set = sets.get(jku.href);
     if (!set) {
+      if (sets.size >= CARD_MAX_KEY_SETS) return Promise.resolve([]);
       set = fetchLimited(jku, options).then(publishedKeys, () => []);
       sets.set(jku.href, set);
     }
     return set;
   };
   return async (header: CardSignatureHeader) => {
-    if (header.jku === undefined || !URL.canParse(header.jku)) return undefined;
+    if (header.jku === undefined || !URL.canParse(header.jku) || options.signal.aborted) return undefined;
     const jku = new URL(header.jku);
     if (jku.origin !== origin) return undefined;
     const jwk = (await keySet(jku)).find((key) => key.kid === header.kid);
@@ -191,16 +207,23 @@ async function checkSignature(card: Record<string, unknown>, origin: string, opt
     return await verifyAgentCard(card, keysOnOrigin(origin, options));
   } catch (error) {
     if (!(error instanceof CardSignatureError)) throw error;
+    // A key set cut off by the read's deadline (or by the caller leaving) says nothing of the signature.
+    if (options.signal.aborted) throw new WardError('CARD_UNREACHABLE', undefined, { card_url: origin, reason: unreachableReason(undefined, options.signal) });
     throw new WardError(error.failure === 'untrusted' ? 'CARD_SIGNATURE_UNTRUSTED' : 'CARD_SIGNATURE_INVALID', undefined, { reason: error.message });
   }
 }
 
 /** A card reader with these limits and this signature policy. */
 export function createCardReader(options: CardReaderOptions) {
-  /** `stop`: aborts the read (and its JWKS read) at once, as CARD_UNREACHABLE reason `aborted`. */
+  /**
+   * `stop` (the registry stopping, the caller gone): aborts the read (and its key-set reads) at once,
+   * as CARD_UNREACHABLE reason `aborted`. The whole read, redirects and key sets included, ends by
+   * `timeoutMs` (reason `timeout`).
+   */
   return async function readCard(cardUrl: string, stop?: AbortSignal): Promise<CardReading> {
     const url = new URL(cardUrl);
-    const readOptions: ReadOptions = { ...options, stop };
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const readOptions: ReadOptions = { ...options, signal: stop ? AbortSignal.any([deadline, stop]) : deadline };
     const text = await fetchLimited(url, readOptions);
     let document: unknown;
     try {

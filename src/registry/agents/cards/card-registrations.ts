@@ -19,6 +19,7 @@ import { insertAgentCard, listCardsToReread, recordCardReading, type AgentCardRo
 import { runWrite } from '../../storage/write-unit.ts';
 import { agentInputFromCard, cardContentDigest, type CardRegistration } from './card-mapping.ts';
 import type { CardReader, CardReading } from './card-reader.ts';
+import { cardOwner } from './card-owner.ts';
 
 export type FromCardBody = CardRegistration & { card_url: string; jurisdiction: string };
 
@@ -43,6 +44,9 @@ const ROUND_SIZE = 500;
 /** Cards read at once within a round. */
 const CONCURRENCY = 4;
 const LEASE = 'card-reread';
+/** `agent_cards.last_error` of a re-read whose write lost a race with the owner's: not a failure of the card. */
+const LOST_RACE = 'agent card re-read lost a write race: ';
+const CHANGED_WHILE_SUSPENDED = 'changed while suspended';
 /** How long past the interval the lease outlives its last renewal (a round delayed, a slow database). */
 const LEASE_MARGIN_MS = 60_000;
 
@@ -63,7 +67,7 @@ async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status:
     }
     if (current.status !== 'active') {
       // A suspended agent's record stays as it was suspended; its card is kept being read.
-      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: 'changed while suspended' });
+      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: CHANGED_WHILE_SUSPENDED });
       return 'same';
     }
     await runWrite(storage, async (unit) => {
@@ -74,12 +78,29 @@ async function reread(deps: CardRegistrationsDeps, row: AgentCardRow & { status:
   } catch (error) {
     // A read cut short because the registry is stopping says nothing about the card: nothing recorded.
     if (stop.aborted) throw error;
-    if (!isWardError(error) || !error.code.startsWith('CARD_')) {
-      // Not the card's fault (a write that lost a race, a mapping fault): no suspension, but the reading
-      // is recorded, so this card goes to the back of the queue and cannot hold the front of every round.
-      const note = `agent card re-read failed: ${(error as Error | null)?.name ?? 'Error'}: ${(error as Error | null)?.message ?? String(error)}`.slice(0, 1000);
-      await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: note }).catch(() => undefined);
-      throw error;
+    // The card's fault: a CARD_* refusal, or content that would carry PHI into the record.
+    const cardsFault = isWardError(error) && (error.code.startsWith('CARD_') || error.code === 'PHI_DETECTED');
+    if (!cardsFault) {
+      const detail = `${(error as Error | null)?.name ?? 'Error'}: ${(error as Error | null)?.message ?? String(error)}`;
+      if (isWardError(error) && error.code === 'VERSION_CONFLICT') {
+        // Not the card's fault (the owner changed the record while it was read): no suspension, but the
+        // reading is recorded, so this card goes to the back of the queue and cannot hold the front of every round.
+        await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: `${LOST_RACE}${detail}`.slice(0, 1000) }).catch(() => undefined);
+        throw error;
+      }
+      // Any other failure is recorded; one that follows a failed reading (a card that keeps failing, for
+      // whatever reason) suspends as a CARD_* refusal does (docs/mesh.md, "Re-reads").
+      const note = `agent card re-read failed: ${detail}`.slice(0, 1000);
+      const keepsFailing = row.last_error !== null && !row.last_error.startsWith(LOST_RACE) && row.last_error !== CHANGED_WHILE_SUSPENDED;
+      if (!keepsFailing || row.status !== 'active') {
+        await recordCardReading(storage.db, row.agent_id, { read_at: at, last_error: note }).catch(() => undefined);
+        throw error;
+      }
+      await runWrite(storage, async (unit) => {
+        await agents.changeStatus(unit, ctx, row.agent_id, 'suspend', `agent card re-read failed twice in a row: ${detail}`.slice(0, 1000));
+        await recordCardReading(unit.tx, row.agent_id, { read_at: at, last_error: note });
+      });
+      return 'suspended';
     }
     const reason = `agent card re-read failed: ${error.code}: ${error.message}`.slice(0, 1000);
     const suspend = row.status === 'active';
@@ -153,7 +174,8 @@ export function createCardRegistrations(deps: CardRegistrationsDeps) {
 
   return {
     /** `POST /v1/agents/from-card`: the card read, then the record and its source; 201. */
-    async registerOnce(write: WriteRequest, body: FromCardBody): Promise<IdempotentOutcome> {
+    /** `stop`: the caller went away; the card read ends at once (CARD_UNREACHABLE, reason `aborted`). */
+    async registerOnce(write: WriteRequest, body: FromCardBody, stop?: AbortSignal): Promise<IdempotentOutcome> {
       let reading: CardReading | undefined;
       let input: ReturnType<typeof agentInputFromCard> | undefined;
       return writeOnce(
@@ -176,8 +198,9 @@ export function createCardRegistrations(deps: CardRegistrationsDeps) {
         },
         async () => {
           // Network reads happen before the unit opens: no lock is held while a card server answers.
-          reading = await deps.readCard(body.card_url);
-          input = agentInputFromCard(reading.card, body);
+          reading = await deps.readCard(body.card_url, stop);
+          const owner = cardOwner(write.ctx, body.owner, reading.cardUrl, reading.card);
+          input = agentInputFromCard(reading.card, { ...body, ...(owner ? { owner } : {}) });
         },
       );
     },

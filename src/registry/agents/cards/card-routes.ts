@@ -30,7 +30,19 @@ export const agentCardRoutes = registryRoutePlugin('ward-agent-card-routes', asy
         response: { 201: AgentFromCardSchema, 200: AgentFromCardSchema, ...errorResponses(403, 409) },
       },
     },
-    async (request, reply) => sendOutcome(reply, await cards.registerOnce(writeRequest(request), request.body)),
+    async (request, reply) => {
+      // A caller that goes away ends the card read (and its key-set reads) at once: no fetching for no one.
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return sendOutcome(reply, await cards.registerOnce(writeRequest(request), request.body, gone.signal));
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
   );
 
 });

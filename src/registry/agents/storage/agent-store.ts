@@ -4,6 +4,7 @@ import { insertRows, isPostgres, runCompiled } from '../../storage/compiled-stat
 import type { AgentsTable, Database } from '../../storage/schema.ts';
 import { endpointProtocolsOf, insertEndpointRows, replaceEndpointRows } from './agent-endpoint-store.ts';
 import { insertAgentVersion } from './agent-version-store.ts';
+import { refusePhiContent } from '../../storage/phi-boundary.ts';
 
 /**
  * Agent rows. The indexed columns (status, jurisdiction, owner, version, trust state) live beside the
@@ -56,6 +57,7 @@ function rankOf(agent: AgentRow) {
  * name; `agents_org_skeleton_live`, migration 019, on its confusable skeleton), so no read comes first.
  */
 export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<boolean> {
+  refusePhiContent(agent.record); // whatever brought the content: a body, a card, a re-read (phi-boundary.ts)
   // A member left undefined is a column left out (its default applies), named in the statement's
   // shape, so a kept statement never binds undefined where a built one would have left the column out.
   const row = Object.fromEntries(Object.entries(toRow(agent)).filter(([, value]) => value !== undefined)) as ReturnType<typeof toRow>;
@@ -110,8 +112,6 @@ export async function insertAgent(tx: Db, agent: AgentRow, skills: readonly stri
   return true;
 }
 
-
-
 /** Replaces the skill index rows of an agent (after an update changed its capabilities). */
 export async function replaceSkills(tx: Db, agent: AgentRow, skills: readonly string[]): Promise<void> {
   await tx.deleteFrom('agent_skills').where('agent_id', '=', agent.id).execute();
@@ -137,7 +137,8 @@ export async function findAgent(db: Db, id: string): Promise<AgentRow | undefine
  * Replaces an agent row only if its version is still `expectedVersion`. Returns false when another
  * write got there first (the caller answers VERSION_CONFLICT).
  */
-export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: number): Promise<boolean> {
+export async function replaceAgent(tx: Db, agent: AgentRow, expectedVersion: number, before?: Record<string, unknown>): Promise<boolean> {
+  refusePhiContent(agent.record, 'record', before);
   const { id, agent_uri: _uri, created_at: _created, ...changes } = toRow(agent);
   const result = await tx
     .updateTable('agents')

@@ -16,6 +16,7 @@ import { offeredKeyMembers, readProtectedHeader, verifiedPayload, type Published
 import { DiscoveryResultCheckSchema, type DiscoverQuery } from '../../../contract/schemas/discovery-schemas.ts';
 import type { RegistrySigner } from '../../signing-keys/index.ts';
 import type { RegistryRow } from '../../federation/index.ts';
+import { phiInContent } from '../../storage/phi-boundary.ts';
 import type { DiscoveryQuery, DiscoveryResult } from '../discovery-service.ts';
 import { SCORE_WEIGHTS } from '../ranking.ts';
 import { TRUST_LEVELS } from '../../agents/index.ts';
@@ -125,6 +126,7 @@ function checkedResults(child: RegistryRow, signed: { results: unknown[]; partia
   const kept: FederatedResult[] = [];
   let invalid = 0;
   let outside = 0;
+  let withPhi = 0;
   for (const candidate of signed.results) {
     if (!checkResult.Check(candidate)) {
       invalid += 1;
@@ -135,6 +137,11 @@ function checkedResults(child: RegistryRow, signed: { results: unknown[]; partia
       outside += 1;
       continue;
     }
+    // A child's answer becomes this registry's answer: it passes the same PHI guard as any record.
+    if (phiInContent(result).length > 0) {
+      withPhi += 1;
+      continue;
+    }
     // Only a sovereign holds agents for other registries, and only for registries of its own country.
     const registryId = child.tier === 'sovereign' && result.registry_id !== undefined && ownRegistry.test(result.registry_id) ? result.registry_id : child.id;
     kept.push({ ...result, score: Math.min(MAX_SCORE, Math.max(0, result.score)), registry_id: registryId });
@@ -142,6 +149,7 @@ function checkedResults(child: RegistryRow, signed: { results: unknown[]; partia
   const notes = [
     ...(invalid > 0 ? [`${invalid} invalid result(s) dropped`] : []),
     ...(outside > 0 ? [`${outside} result(s) outside ${child.jurisdiction} dropped`] : []),
+    ...(withPhi > 0 ? [`${withPhi} result(s) carrying protected health information dropped`] : []),
   ];
   const outcome: ChildOutcome = {
     registry_id: child.id,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AgentRecord, EndpointHealth, PurposeOfUse, TokenBinding } from '../../../contract/agent-record.ts';
 import { acceptsCaller, acceptsPurpose, hasFeatures } from '../agent-filters.ts';
+import { protocolsMatching } from '../../../core/vocabulary.ts';
 
 /** What the caller needs from an endpoint (the route request, normalised). */
 export type RouteRequirements = {
@@ -48,7 +49,7 @@ export function judgeEndpoints(
 
   return record.endpoints.map((endpoint, index) => {
     const reasons = [...agentReasons];
-    if (requirements.protocol && endpoint.protocol !== requirements.protocol) reasons.push('protocol');
+    if (requirements.protocol && !protocolsMatching(requirements.protocol).includes(endpoint.protocol)) reasons.push('protocol');
     const inZone = !zones || (endpoint.region !== undefined && zones.includes(endpoint.region));
     if (!inZone && requirements.denyCrossZone) reasons.push('residency');
     return { index, endpoint, reasons, health: effectiveHealth(endpoint.health, options), outOfZone: !inZone };

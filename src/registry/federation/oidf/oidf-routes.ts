@@ -8,7 +8,6 @@ import {
 } from '../../../contract/openid-federation.ts';
 import { TRUST_MARK_MEDIA_TYPE, TRUST_MARK_STATUS_MEDIA_TYPE } from '../../../contract/oidf-trust-marks.ts';
 import { WardError } from '../../../core/errors.ts';
-import { ErrorEnvelope, errorResponses } from '../../../contract/schemas/common.ts';
 import { createGuardedFetch } from '../../../core/net/guarded-fetch.ts';
 import { registryRoutePlugin } from '../../http/route-plugin.ts';
 import { signEntityConfiguration } from './entity-configuration.ts';
@@ -25,6 +24,9 @@ import {
 } from './oidf-query.ts';
 import { issueTrustMark, listTrustMarkedEntities, signTrustMarkStatus } from './trust-marks.ts';
 import { listSubordinates, signSubordinateStatement } from './subordinate-statements.ts';
+import { registerErrorHandling } from '../../http/error-handler.ts';
+import { sendOidfRefusal } from './oidf-refusals.ts';
+import { createResolveBudgets } from './resolve-budget.ts';
 import { signResolveResponse } from './trust-chain-resolver.ts';
 import { createSubordinateRollover } from './subordinate-rollover.ts';
 
@@ -36,13 +38,8 @@ const OidfErrorBody = Type.Object(
   { title: 'OidfError' },
 );
 /** OIDF refusals in OIDF's format; the registry's own (limits, PHI guard) keep Ward's envelope. */
-const refusals = {
-  ...errorResponses(),
-  400: Type.Union([OidfErrorBody, ErrorEnvelope]),
-  404: Type.Union([OidfErrorBody, ErrorEnvelope]),
-  500: Type.Union([OidfErrorBody, ErrorEnvelope]),
-  503: Type.Union([OidfErrorBody, ErrorEnvelope]),
-};
+// Every refusal of these endpoints is OIDF's (../oidf/oidf-refusals.ts), those before the route too.
+const refusals = Object.fromEntries([400, 401, 404, 413, 415, 422, 429, 500, 503].map((status) => [status, OidfErrorBody]));
 const jwtAnswer = (mediaType: string, description: string) => ({
   description,
   content: { [mediaType]: { schema: Type.String({ description: 'A compact JWS' }) } },
@@ -70,6 +67,7 @@ async function answering(reply: FastifyReply, work: () => Promise<unknown>): Pro
     await work();
   } catch (error) {
     if (!(error instanceof OidfError)) throw error;
+    if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
     await reply
       .code(error.status)
       .header('cache-control', 'no-store')
@@ -86,16 +84,18 @@ async function answering(reply: FastifyReply, work: () => Promise<unknown>): Pro
  */
 export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federation-routes', async (app) => {
   const deps = oidfDeps(app.ward, (message, error) => app.log.warn({ err: error }, message));
+  registerErrorHandling(app as unknown as FastifyInstance, sendOidfRefusal, { notFound: false });
+  const budgets = createResolveBudgets({ perMinute: app.ward.config.REGISTRY_OIDF_RESOLVE_FETCHES_PER_MINUTE, clock: app.ward.clock });
   readForms(app as unknown as FastifyInstance);
   const tags = ['openid-federation'];
   let resolving = 0;
   /** The resolve endpoint's work, refused as `temporarily_unavailable` while too many run (a resolve fans out). */
-  async function boundedResolve(query: RawQuery): Promise<string> {
+  async function boundedResolve(query: RawQuery, caller: string): Promise<string> {
     if (resolving >= MAX_CONCURRENT_RESOLUTIONS)
       throw new OidfError('temporarily_unavailable', 'Too many resolutions are running; retry shortly.');
     resolving += 1;
     try {
-      return await signResolveResponse(deps, resolveQuery(query));
+      return await signResolveResponse(deps, resolveQuery(query), budgets.for(caller));
     } finally {
       resolving -= 1;
     }
@@ -182,7 +182,7 @@ export const openIdFederationRoutes = registryRoutePlugin('ward-openid-federatio
         sendJwt(
           reply as FastifyReply,
           RESOLVE_RESPONSE_MEDIA_TYPE,
-          await boundedResolve(request.query as RawQuery),
+          await boundedResolve(request.query as RawQuery, request.ip),
         ),
       ),
   );

@@ -19,6 +19,7 @@ import { OidfError } from '../../../client/oidf/oidf-error.ts';
 import type { OidfDeps } from './oidf-deps.ts';
 import { readEntityStatement, validateTrustChain } from '../../../client/oidf/trust-chain-validation.ts';
 import { validTrustMarks } from './resolve-trust-marks.ts';
+import { chargedFetch, type FetchBudget } from './resolve-budget.ts';
 
 const MAX_DEPTH = 5;
 const HINTS_PER_ENTITY = 3;
@@ -82,7 +83,23 @@ async function collectChain(deps: OidfDeps, path: readonly Configuration[]): Pro
  * signs the answer (OIDF §8.3.2): `exp` is the earliest `exp` in the chain; `metadata` keeps only the
  * entity types asked for, when any were.
  */
-export async function signResolveResponse(deps: OidfDeps, request: ResolveRequest): Promise<string> {
+export async function signResolveResponse(deps: OidfDeps, request: ResolveRequest, budget?: FetchBudget): Promise<string> {
+  if (!budget) return resolveAndSign(deps, request);
+  // Every fetch this resolution makes (the own chain, the subject's, statements, trust mark statuses) is
+  // charged to the caller's budget; one it cannot pay is not made, and the answer is the budget's 429.
+  const charged = chargedFetch(deps.fetch, budget);
+  let signed: string;
+  try {
+    signed = await resolveAndSign({ ...deps, fetch: charged.fetch }, request);
+  } catch (error) {
+    if (charged.spent()) throw budget.refusal();
+    throw error;
+  }
+  if (charged.spent()) throw budget.refusal();
+  return signed;
+}
+
+async function resolveAndSign(deps: OidfDeps, request: ResolveRequest): Promise<string> {
   const own = ownEntityId(deps);
   const anchors = await anchorsAbove(deps, own, request.trustAnchors);
   if (anchors.length === 0) {
@@ -122,9 +139,14 @@ export async function signResolveResponse(deps: OidfDeps, request: ResolveReques
 async function anchorsAbove(deps: OidfDeps, own: string, asked: readonly string[]): Promise<string[]> {
   const allowed = asked.filter((anchor) => anchor === own);
   const others = asked.filter((anchor) => anchor !== own);
-  if (others.length === 0) return allowed;
+  // A registry without a parent has no anchor above it: nothing to fetch to know that.
+  if (others.length === 0 || !deps.config.REGISTRY_PARENT_URL) return allowed;
   const walk: Walk = { deps, anchors: new Set(others), fetches: 0 };
-  const path = await pathToAnchor(walk, await configurationOf(walk, own), []).catch(() => undefined);
+  // Whatever fails on the way up (its own configuration unreachable, a superior gone) reaches no anchor:
+  // the caller's anchor is then invalid_trust_anchor, never another refusal (issue 41, finding 5).
+  const path = await configurationOf(walk, own)
+    .then((configuration) => pathToAnchor(walk, configuration, []))
+    .catch(() => undefined);
   const reached = path?.at(-1)?.id;
   return reached === undefined ? allowed : [...allowed, reached];
 }

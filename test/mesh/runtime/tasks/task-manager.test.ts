@@ -92,12 +92,35 @@ describe('task manager', () => {
     assert.deepEqual(states(store.eventsAfter(task.task_id, 0)), ['submitted', 'working', 'input-required', 'working', 'completed']);
   });
 
-  test('a message to a task that is not waiting for input is -32602, and to another caller\'s task too', async (t) => {
-    const { manager } = setup(t, async () => ({ state: 'completed' }));
+  test('a message to a task that is not waiting for input is -32602; to another caller\'s task it is -32002, as for an unknown id (issue 41, finding 6)', async (t) => {
+    const { manager } = setup(t, async () => ({ state: 'input-required', message: '?' }));
     const task = send(manager);
-    await settled(manager, task.task_id);
-    assert.equal(rpcCode(() => manager.send({ task_id: task.task_id, message: textMessage('x') as never }, call())), -32602);
-    assert.equal(rpcCode(() => manager.send({ task_id: task.task_id, message: textMessage('x') as never }, call(BOB))), -32602);
+    await eventually(() => (manager.get(task.task_id, ALICE).status.state === 'input-required' ? true : undefined), 'input-required');
+    const historyBefore = manager.get(task.task_id, ALICE).history.length;
+    const foreign = (() => {
+      try {
+        manager.send({ task_id: task.task_id, message: textMessage('x') as never }, call(BOB));
+      } catch (error) {
+        return error as MeshRpcError;
+      }
+      return undefined;
+    })();
+    const unknown = (() => {
+      try {
+        manager.send({ task_id: 'f47ac10b-58cc-4372-a567-0e02b2c3d479', message: textMessage('x') as never }, call(BOB));
+      } catch (error) {
+        return error as MeshRpcError;
+      }
+      return undefined;
+    })();
+    assert.equal(foreign?.code, -32002);
+    assert.deepEqual({ code: foreign?.code, message: foreign?.message }, { code: unknown?.code, message: unknown?.message }, 'the same answer: nothing tells that the id is taken');
+    assert.doesNotMatch(JSON.stringify(foreign), /in use/);
+    assert.equal(manager.get(task.task_id, ALICE).history.length, historyBefore, "Bob's message reached nothing");
+    const done = setup(t, async () => ({ state: 'completed' }));
+    const finished = send(done.manager);
+    await settled(done.manager, finished.task_id);
+    assert.equal(rpcCode(() => done.manager.send({ task_id: finished.task_id, message: textMessage('x') as never }, call())), -32602);
   });
 
   test('an executor that throws fails the task with a generic message and is reported', async (t) => {

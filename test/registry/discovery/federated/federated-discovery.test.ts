@@ -197,6 +197,18 @@ for (const backend of BACKENDS) {
         assert.equal(registryOf.get(c.agent_id), sovereign.id);
       });
 
+      test('a result carrying protected health information is dropped and counted, as the one PHI guard refuses it in a record (issue 41, finding 1)', async (t) => {
+        const { sovereign, genuine, sign, fresh, answerWith, ask } = await hostileSetup(t);
+        const [a, b, c] = genuine as [any, any, any];
+        const phi = 'Reads scans for patient Jane Smith, DOB 12/03/1980, NHS number 943 476 5919.';
+        answerWith(async () => ({ signed_response: await sign(fresh([a, { ...b, description: phi }, { ...c, owner: { ...c.owner, operator: 'MRN 00482913' } }])) }));
+        const { body, child } = await ask();
+        assert.deepEqual(child, { registry_id: sovereign.id, status: 'ok', result_count: 1, error: '2 result(s) carrying protected health information dropped' });
+        assert.ok(ids(body).includes(a.agent_id));
+        assert.ok(!ids(body).includes(b.agent_id) && !ids(body).includes(c.agent_id));
+        assert.ok(!JSON.stringify(body).includes('943 476 5919') && !JSON.stringify(body).includes('00482913'));
+      });
+
       test('an answer that is stale, for another query, of another typ, signed by another key, unsigned or too large is refused; the rest still answers', async (t) => {
         const { root, atRoot, genuine, sign, fresh, answerWith, ask } = await hostileSetup(t);
         const control = await (async () => {
