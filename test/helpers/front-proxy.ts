@@ -17,12 +17,32 @@ export type FrontProxy = {
   intercept: ((request: IncomingMessage, body: string, response: ServerResponse) => boolean) | undefined;
   /** Every request: method, path and whether a stripped header was dropped from it. */
   seen: Array<{ method: string; url: string; stripped: boolean }>;
-  /** How long each request is held before it is forwarded (a slow network or a slow registry). */
-  delayMs: number;
+  /** While true, each request is held, not forwarded, until `release()` (a registry that has not answered yet). */
+  hold: boolean;
+  /** How many requests are held now. */
+  held(): number;
+  /** Forwards the requests held, and holds no more. */
+  release(): void;
+  /** When (Date.now()) each forwarded request's answer had been passed on, by path: what the registry behind answered last. */
+  answered: Array<{ url: string; at: number }>;
 };
 
 export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<FrontProxy> {
-  const proxy: FrontProxy = { url: '', target: undefined, strip: [], intercept: undefined, seen: [], delayMs: 0 };
+  const waiting: (() => void)[] = [];
+  const proxy: FrontProxy = {
+    url: '',
+    target: undefined,
+    strip: [],
+    intercept: undefined,
+    seen: [],
+    hold: false,
+    held: () => waiting.length,
+    release: () => {
+      proxy.hold = false;
+      for (const forward of waiting.splice(0)) forward();
+    },
+    answered: [],
+  };
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -41,17 +61,19 @@ export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<Fr
       const forward = () => {
         const upstream = request(new URL(incoming.url ?? '/', target), { method: incoming.method, headers }, (answer) => {
           response.writeHead(answer.statusCode ?? 502, answer.headers);
+          response.once('finish', () => proxy.answered.push({ url: incoming.url ?? '/', at: Date.now() }));
           answer.pipe(response);
         });
         upstream.on('error', () => response.writeHead(502).end());
         upstream.end(body);
       };
-      if (proxy.delayMs > 0) setTimeout(forward, proxy.delayMs);
+      if (proxy.hold) waiting.push(forward);
       else forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(async () => {
+    waiting.splice(0);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });

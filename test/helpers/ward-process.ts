@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WARD_CLI = join(REPO_ROOT, 'src', 'cli', 'ward.ts');
@@ -67,4 +68,12 @@ export function groupAlive(pgid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Waits until no process of the group `pgid` is alive; `timeoutMs` is a safety net (then false, and
+ * the caller says what still runs), not an assertion on how long stopping takes.
+ */
+export function groupExited(pgid: number, timeoutMs: number): Promise<boolean> {
+  return eventually(() => (groupAlive(pgid) ? undefined : true), `process group ${pgid} to exit`, timeoutMs, 100).catch(() => false);
 }

@@ -11,13 +11,13 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Clock } from '../../../../src/core/clock.ts';
 import { issueFederationToken } from '../../../../src/registry/federation/federation-token.ts';
 import { superiorInChain } from '../../../../src/registry/federation/oidf/superior-in-chain.ts';
+import { READ_INTERVAL_MS } from '../../../../src/registry/federation/oidf/subordinate-rollover.ts';
 import { eventually } from '../../../helpers/eventually.ts';
 import { delegate, refreshAfterRevocation, registrationBody, startRegistry, type RunningRegistry } from '../../../helpers/federation.ts';
 import { startFrontProxy } from '../../../helpers/front-proxy.ts';
 import { BACKENDS, writeHeaders } from '../../../helpers/registry.ts';
 
 const MINUTE = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A clock the test moves forward, shared by the registries. */
 function movableClock() {
@@ -29,7 +29,7 @@ function movableClock() {
  * A root reached only through `proxy` (its public address and entity identifier) and a sovereign below
  * it, registered there (OIDF only, unless `grant`: then it also holds a Ward grant).
  */
-async function rootAndSovereign(t: TestContext, backend: (typeof BACKENDS)[number], options: { clock?: Clock; grant?: boolean } = {}) {
+async function rootAndSovereign(t: TestContext, backend: (typeof BACKENDS)[number], options: { clock?: Clock; grant?: boolean; logs?: boolean } = {}) {
   const proxy = await startFrontProxy(t);
   const root = await startRegistry(t, backend, { REGISTRY_TIER: 'root', REGISTRY_NAME: 'root', REGISTRY_JURISDICTION: 'GB', REGISTRY_PUBLIC_URL: proxy.url }, options);
   proxy.target = root.baseUrl;
@@ -74,13 +74,13 @@ for (const backend of BACKENDS) {
       const chain = await sovereign.app.ward.oidfTrustChain();
       assert.ok(chain);
       clock.advance(6 * MINUTE); // a third through the statements' life: due
-      proxy.delayMs = 800; // each request to the root: a rebuild takes two at least
+      proxy.hold = true; // the root answers nothing until released: no rebuild can finish
       const fetches = fetchesSeen(proxy);
-      const started = Date.now();
       assert.equal(await sovereign.app.ward.oidfTrustChain(), chain, 'the chain held is served');
       assert.equal((await askWithRootToken(root, sovereign, clock.now())).status, 200);
-      const waited = Date.now() - started;
-      assert.ok(waited < 600, `the requests waited ${waited} ms for a superior answering in 800 a request`);
+      // Both were answered while the rebuild they started waits on the root, which has answered nothing.
+      await eventually(() => (proxy.held() > 0 ? true : undefined), 'the rebuild to ask the root');
+      proxy.release();
       // One rebuild runs meanwhile, and its chain is served once built.
       const rebuilt = await eventually(async () => {
         const now = await sovereign.app.ward.oidfTrustChain();
@@ -101,15 +101,25 @@ for (const backend of BACKENDS) {
 
     test('a rotation rebuilds the chain at once, though a failed rebuild left a backoff', async (t) => {
       const clock = movableClock();
-      const { sovereign, proxy } = await rootAndSovereign(t, backend, { clock });
+      const { sovereign, proxy } = await rootAndSovereign(t, backend, { clock, logs: true });
       const k1 = sovereign.app.ward.signer.kid;
       assert.ok(await sovereign.app.ward.oidfTrustChain());
       refuseFetch(proxy);
       clock.advance(6 * MINUTE);
       const fetches = fetchesSeen(proxy);
+      const logged = sovereign.warnings.length;
       assert.ok(await sovereign.app.ward.oidfTrustChain(), 'the chain held is served while the rebuild fails');
       await eventually(() => (fetchesSeen(proxy) > fetches ? true : undefined), 'the failing rebuild');
-      await sleep(1100); // the failure recorded (a 10 s backoff), and past the root's per-child read interval
+      // The failure recorded (a 10 s backoff): the warning the round logs as it ends.
+      await eventually(
+        () => sovereign.warnings.slice(logged).find((warning) => warning.startsWith('building the OpenID Federation trust chain failed')),
+        'the failed rebuild to be recorded',
+      );
+      // The root reads the sovereign's configuration (to learn a new key) at most once per READ_INTERVAL_MS,
+      // on its own wall clock (subordinate-rollover.ts), not the injected one: that interval over since its
+      // last answer to a fetch is the condition the next fetch needs to see the rotation.
+      const lastRead = proxy.answered.findLast((answer) => answer.url.startsWith('/v1/oidf/fetch'))?.at ?? 0;
+      await eventually(() => (Date.now() - lastRead > READ_INTERVAL_MS ? true : undefined), "the root's per-child read interval to pass");
       proxy.intercept = undefined;
       const k2 = await rotate(sovereign);
       const chain = await sovereign.app.ward.oidfTrustChain();
