@@ -23,8 +23,6 @@ export type FrontProxy = {
   held(): number;
   /** Forwards the requests held, and holds no more. */
   release(): void;
-  /** When (Date.now()) each forwarded request's answer had been passed on, by path: what the registry behind answered last. */
-  answered: Array<{ url: string; at: number }>;
 };
 
 export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<FrontProxy> {
@@ -41,7 +39,6 @@ export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<Fr
       proxy.hold = false;
       for (const forward of waiting.splice(0)) forward();
     },
-    answered: [],
   };
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
@@ -61,7 +58,6 @@ export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<Fr
       const forward = () => {
         const upstream = request(new URL(incoming.url ?? '/', target), { method: incoming.method, headers }, (answer) => {
           response.writeHead(answer.statusCode ?? 502, answer.headers);
-          response.once('finish', () => proxy.answered.push({ url: incoming.url ?? '/', at: Date.now() }));
           answer.pipe(response);
         });
         upstream.on('error', () => response.writeHead(502).end());
