@@ -115,7 +115,7 @@ process.stdout.write(key.publicJwk.kid);`;
     const ready = mkdtempSync(join(tmpdir(), 'ward-card-key-ready-'));
     t.after(() => rmSync(ready, { recursive: true, force: true }));
     const running = Array.from({ length: 4 }, () => creator(dir, go, ready));
-    await eventually(() => (readdirSync(ready).length === 4 ? true : undefined), 'the four creators to wait for go');
+    await eventually(() => (readdirSync(ready).length === 4 ? true : undefined), 'the four creators to wait for go', 60_000);
     writeFileSync(go, '');
     const kids = await Promise.all([...running, loadCardKey(dir).then((key) => key.publicJwk.kid), loadCardKey(dir).then((key) => key.publicJwk.kid)]);
     const file = join(dir, CARD_KEY_FILE);
