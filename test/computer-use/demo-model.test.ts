@@ -13,6 +13,7 @@ import { DEMONSTRATION_MODEL, planDemonstration, startDemonstrationModel } from 
 import { CHROMIUM, NEEDS_CHROMIUM, startConsoleFor } from '../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, registerOverHttp, startRegistries, testScope, type ListeningRegistry } from '../helpers/listening.ts';
 import { BACKENDS } from '../helpers/registry.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { REPO_ROOT, WARD_CLI, cleanEnv } from '../helpers/ward-process.ts';
 
 const ENDED = new Set(['completed', 'failed', 'canceled', 'max_turns_reached']);
@@ -64,13 +65,17 @@ async function runTask(registry: ListeningRegistry, task: string): Promise<any> 
   });
   const accepted = (await created.json()) as { session_id: string };
   assert.equal(created.status, 202, JSON.stringify(accepted));
-  const deadline = Date.now() + WAIT_TIMEOUT_MS;
-  for (;;) {
-    const run = (await (await fetch(`${registry.baseUrl}/v1/admin/computer-use/runs/${accepted.session_id}`)).json()) as any;
-    if (ENDED.has(run.status)) return run;
-    if (Date.now() > deadline) assert.fail(`run ${accepted.session_id} is still ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  let status = 'queued';
+  return eventually(
+    async () => {
+      const run = (await (await fetch(`${registry.baseUrl}/v1/admin/computer-use/runs/${accepted.session_id}`)).json()) as any;
+      status = run.status;
+      return ENDED.has(run.status) ? run : undefined;
+    },
+    () => `run ${accepted.session_id} to end (still ${status})`,
+    WAIT_TIMEOUT_MS,
+    200,
+  );
 }
 
 test('the demonstration model plans the task patterns it follows, one step a turn, ending with a report', () => {

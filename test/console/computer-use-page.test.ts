@@ -9,6 +9,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { DEMONSTRATION_MODEL, startDemonstrationModel } from '../../src/computer-use/demo-model.ts';
 import { WAIT_TIMEOUT_MS, registerOverHttp, type ListeningRegistry } from '../helpers/listening.ts';
 import { BACKENDS } from '../helpers/registry.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { CHROMIUM, NEEDS_CHROMIUM, assertAccessible, launchBrowser, openPage, startConsoleStack } from './console-harness.ts';
 
 async function demoModel(t: TestContext): Promise<string> {
@@ -25,13 +26,16 @@ async function runToEnd(registry: ListeningRegistry, task: string): Promise<stri
   });
   assert.equal(created.status, 202);
   const { session_id: sessionId } = (await created.json()) as { session_id: string };
-  const deadline = Date.now() + WAIT_TIMEOUT_MS;
-  for (;;) {
-    const run = (await (await fetch(`${registry.baseUrl}/v1/admin/computer-use/runs/${sessionId}`)).json()) as { status: string };
-    if (!['queued', 'running'].includes(run.status)) return sessionId;
-    if (Date.now() > deadline) assert.fail(`run ${sessionId} is still ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  let status = 'queued';
+  return eventually(
+    async () => {
+      ({ status } = (await (await fetch(`${registry.baseUrl}/v1/admin/computer-use/runs/${sessionId}`)).json()) as { status: string });
+      return ['queued', 'running'].includes(status) ? undefined : sessionId;
+    },
+    () => `run ${sessionId} to end (still ${status})`,
+    WAIT_TIMEOUT_MS,
+    200,
+  );
 }
 
 for (const backend of BACKENDS) {

@@ -299,6 +299,7 @@ describe('federation: three real registry processes', () => {
         [sovereignAgent, sovereign.registryId],
         [orgTriageAgent, org.registryId],
       ]),
+      JSON.stringify(triage.federation),
     );
     const scores = triage.results.map((result: { score: number }) => result.score);
     assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'merged by score');
@@ -362,6 +363,7 @@ describe('federation: three real registry processes', () => {
     assert.deepEqual(
       discovered.body.results.map((result: { agent_id: string }) => result.agent_id),
       [sovereignAgent],
+      JSON.stringify(discovered.body.federation),
     );
     assert.deepEqual(discovered.body.federation, { partial: false, children: [{ registry_id: sovereign.registryId, status: 'ok', result_count: 1 }] });
 

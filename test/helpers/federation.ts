@@ -12,7 +12,7 @@ export async function startRegistry(
   t: Pick<TestContext, 'after'>,
   backend: Backend,
   env: Record<string, string>,
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; logs?: boolean } = {},
 ): Promise<RunningRegistry> {
   const registry = await buildTestRegistry(t, backend, { env: { REGISTRY_HEALTH_PROBES: 'false', ...env }, ...options });
   await registry.app.listen({ port: 0, host: '127.0.0.1' });

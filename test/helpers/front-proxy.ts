@@ -17,12 +17,29 @@ export type FrontProxy = {
   intercept: ((request: IncomingMessage, body: string, response: ServerResponse) => boolean) | undefined;
   /** Every request: method, path and whether a stripped header was dropped from it. */
   seen: Array<{ method: string; url: string; stripped: boolean }>;
-  /** How long each request is held before it is forwarded (a slow network or a slow registry). */
-  delayMs: number;
+  /** While true, each request is held, not forwarded, until `release()` (a registry that has not answered yet). */
+  hold: boolean;
+  /** How many requests are held now. */
+  held(): number;
+  /** Forwards the requests held, and holds no more. */
+  release(): void;
 };
 
 export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<FrontProxy> {
-  const proxy: FrontProxy = { url: '', target: undefined, strip: [], intercept: undefined, seen: [], delayMs: 0 };
+  const waiting: (() => void)[] = [];
+  const proxy: FrontProxy = {
+    url: '',
+    target: undefined,
+    strip: [],
+    intercept: undefined,
+    seen: [],
+    hold: false,
+    held: () => waiting.length,
+    release: () => {
+      proxy.hold = false;
+      for (const forward of waiting.splice(0)) forward();
+    },
+  };
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -46,12 +63,13 @@ export async function startFrontProxy(t: Pick<TestContext, 'after'>): Promise<Fr
         upstream.on('error', () => response.writeHead(502).end());
         upstream.end(body);
       };
-      if (proxy.delayMs > 0) setTimeout(forward, proxy.delayMs);
+      if (proxy.hold) waiting.push(forward);
       else forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(async () => {
+    waiting.splice(0);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });

@@ -11,8 +11,12 @@ import { EVENT_TYPES } from '../../src/contract/event-types.ts';
 import type { EventRoutesOptions } from '../../src/registry/events/event-routes.ts';
 import { agentBody, openTestStorage } from './registry.ts';
 
-/** Safety net only: turns a hang into a failure naming what was missing; asserts nothing about speed. */
-export const WAIT_TIMEOUT_MS = 20_000;
+/**
+ * Safety net only: turns a hang into a failure naming what was missing; asserts nothing about speed.
+ * Far above a real wait on a busy machine: a computer-use run of a few turns, each driving Chromium,
+ * took over 20 s on two cores with one held by a CPU hog.
+ */
+export const WAIT_TIMEOUT_MS = 90_000;
 
 /** Clean-ups that run last-in first-out when the test ends: readers, then apps, then databases. */
 export type Scope = { defer(cleanup: () => unknown): void };

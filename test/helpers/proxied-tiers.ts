@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
 import type { Clock } from '../../src/core/clock.ts';
+import { eventually } from './eventually.ts';
 import { delegate, startRegistry, type RunningRegistry } from './federation.ts';
 import { startFrontProxy } from './front-proxy.ts';
 import { writeHeaders, type BACKENDS } from './registry.ts';
@@ -14,7 +15,7 @@ export function movableClock() {
 }
 
 /** Root → sovereign (reached only through `proxy`, its public address) → organisation. */
-export async function proxiedTiers(t: TestContext, backend: (typeof BACKENDS)[number], options: { clock?: Clock } = {}) {
+export async function proxiedTiers(t: TestContext, backend: (typeof BACKENDS)[number], options: { clock?: Clock; logs?: boolean } = {}) {
   const root = await startRegistry(t, backend, { REGISTRY_TIER: 'root', REGISTRY_NAME: 'root', REGISTRY_JURISDICTION: 'GB' }, options);
   const proxy = await startFrontProxy(t);
   const sovereign = await startRegistry(
@@ -46,4 +47,17 @@ export function wardFederationOff(request: { url?: string }, response: ServerRes
 export function answerError(response: ServerResponse, status: number, error: string): true {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error, error_description: error }));
   return true;
+}
+
+/**
+ * Waits for the rebuild of `registry`'s own chain under way to end in a refusal saying `why`: the
+ * warning the round logs as it ends (the registry built with `logs: true`), the first such one after
+ * the `since` warnings already logged. What a test checks after it is what that round left: the
+ * positive marker after which "nothing was revoked, nothing learnt" can be asserted.
+ */
+export function rebuildRefused(registry: RunningRegistry, since: number, why: RegExp): Promise<string> {
+  return eventually(
+    () => registry.warnings.slice(since).find((warning) => warning.startsWith('building the OpenID Federation trust chain failed') && why.test(warning)),
+    () => `a rebuild refused (${why.source}); warnings since: ${JSON.stringify(registry.warnings.slice(since))}`,
+  );
 }

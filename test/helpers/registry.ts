@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
@@ -49,6 +50,12 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 export type TestRegistry = {
   app: FastifyInstance;
   storage: Storage;
+  /**
+   * The `msg` and `err.message` of each warning the registry logged, in order, when built with
+   * `logs: true` (empty otherwise): a positive marker a test can wait for, e.g. a background round that
+   * ends in a refusal (docs/testing.md, "How tests wait").
+   */
+  warnings: string[];
   /** `app.inject` with JSON parsed. */
   call(options: InjectOptions): Promise<{ status: number; headers: Record<string, unknown>; body: any }>;
 };
@@ -57,11 +64,13 @@ export type TestRegistry = {
 export async function buildTestRegistry(
   t: Hookable,
   backend: Backend,
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; logs?: boolean } = {},
 ): Promise<TestRegistry> {
   const storage = await openTestStorage(t, backend);
-  const config = loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...options.env });
-  const app = await buildRegistry({ config, storage, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
+  const config = loadConfig({ REGISTRY_ENV: 'test', ...storage.env, ...(options.logs ? { REGISTRY_LOG_LEVEL: 'warn' } : {}), ...options.env });
+  const warnings: string[] = [];
+  const logging = options.logs ? { logStream: warningsInto(warnings) } : { logger: false as const };
+  const app = await buildRegistry({ config, storage, ...logging, ...(options.clock ? { clock: options.clock } : {}) });
   t.after(async () => {
     const closing = app.close();
     // A background request between registries (an OIDF chain rebuilt behind a request already answered)
@@ -73,12 +82,26 @@ export async function buildTestRegistry(
   return {
     app,
     storage,
+    warnings,
     async call(request) {
       const response = await app.inject(request);
       const text = response.body;
       return { status: response.statusCode, headers: response.headers, body: text ? JSON.parse(text) : undefined };
     },
   };
+}
+
+/** A pino destination keeping each warning (or worse) as `msg: err.message`. */
+function warningsInto(warnings: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        const entry = JSON.parse(line) as { level: number; msg?: string; err?: { message?: string } };
+        if (entry.level >= 40) warnings.push(entry.err?.message ? `${entry.msg}: ${entry.err.message}` : String(entry.msg));
+      }
+      done();
+    },
+  });
 }
 
 /** Headers for a state-changing request with a fresh idempotency key. */

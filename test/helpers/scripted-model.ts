@@ -31,6 +31,8 @@ export type ScriptedModel = {
   /** What the server found wrong in a request (empty when every request was well formed). */
   problems: string[];
   release(): void;
+  /** How many held requests the client gave up (closed) before a release: a model call abandoned. */
+  abandoned(): number;
   /** Resolves once `count` requests have arrived. */
   waitForRequests(count: number): Promise<void>;
 };
@@ -48,6 +50,7 @@ export async function startScriptedModel(scope: Scope, script: ModelTurn[] | ((i
   const requests: ModelRequest[] = [];
   const problems: string[] = [];
   const holds: (() => void)[] = [];
+  let abandoned = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
   const server = createServer(async (req, res) => {
     const body = (await readMessagesRequest(req, res)) as ModelRequest['body'] | null;
@@ -64,7 +67,7 @@ export async function startScriptedModel(scope: Scope, script: ModelTurn[] | ((i
         req.on('close', resolve);
         res.on('close', resolve);
       });
-      if (res.writableEnded || res.destroyed) return;
+      if (res.writableEnded || res.destroyed) return void (abandoned += 1);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(assistantMessage(index, body.model, { final: 'Released.' })));
       return;
     }
@@ -84,6 +87,7 @@ export async function startScriptedModel(scope: Scope, script: ModelTurn[] | ((i
     requests,
     problems,
     release: () => holds.splice(0).forEach((hold) => hold()),
+    abandoned: () => abandoned,
     waitForRequests: (count) =>
       requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
   };

@@ -2,13 +2,19 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WARD_CLI = join(REPO_ROOT, 'src', 'cli', 'ward.ts');
 export const WARD_BIN = join(REPO_ROOT, 'bin', 'ward.js');
 
-/** A safety net: a command that should exit but starts serving instead fails rather than hangs. */
-const COMMAND_TIMEOUT_MS = 30_000;
+/**
+ * A safety net: a command that should exit but starts serving instead fails rather than hangs. Far
+ * above a real run: `ward start --help` loads the whole service before it prints its usage (about 9 s
+ * on a busy two-core machine, several at once in the help test), and a net a busy machine can reach
+ * tests the machine, not the command.
+ */
+const COMMAND_TIMEOUT_MS = 120_000;
 
 export type CommandResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -67,4 +73,12 @@ export function groupAlive(pgid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Waits until no process of the group `pgid` is alive; `timeoutMs` is a safety net (then false, and
+ * the caller says what still runs), not an assertion on how long stopping takes.
+ */
+export function groupExited(pgid: number, timeoutMs: number): Promise<boolean> {
+  return eventually(() => (groupAlive(pgid) ? undefined : true), `process group ${pgid} to exit`, timeoutMs, 100).catch(() => false);
 }

@@ -145,6 +145,7 @@ function startLoad(url: string) {
       } else if (kind === 1 && ids.length > 0) await call('read', `/v1/agents/${encodeURIComponent(ids[n % ids.length] as string)}`);
       else if (kind === 2) await call('discover', '/v1/discover?capability=rolling.skill');
       else await call('list', '/v1/agents?limit=5');
+      // The simulated clients' pace (the load the restart runs under), not a wait for background work.
       await new Promise((resolve) => setTimeout(resolve, PACE_MS));
     }
   };
@@ -196,6 +197,7 @@ function subscribe(url: string) {
       } catch {
         // Cut off (the instance stopped, or this subscriber did): resume from `last`.
       }
+      // The simulated subscriber's pause before it reconnects (its behaviour), not a wait for background work.
       if (!stopped) await new Promise((resolve) => setTimeout(resolve, 25));
     }
   };

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SHIPPED_AGENTS } from '../../src/mesh/registration.ts';
-import { groupAlive } from '../helpers/ward-process.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { groupAlive, groupExited } from '../helpers/ward-process.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 /** REGISTRY_HEALTH_INTERVAL_MS's default (docs/configuration.md): the test leaves it as it is. */
@@ -31,8 +32,7 @@ describe('npm start: health out of the box', () => {
     const pgid = npm.pid as number;
     t.after(async () => {
       if (groupAlive(pgid)) process.kill(-pgid, 'SIGTERM');
-      for (let waited = 0; groupAlive(pgid) && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-      if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+      if (!(await groupExited(pgid, 10_000))) process.kill(-pgid, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     });
     let output = '';
@@ -50,22 +50,32 @@ describe('npm start: health out of the box', () => {
       npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       npm.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
     });
-    const registered = Date.now();
+    const registered = new Date().toISOString();
 
     const shipped = async (): Promise<Agent[]> => {
       const page = (await (await fetch(`${registryUrl}/v1/agents?limit=100`)).json()) as { agents: Agent[] };
       return page.agents.filter((agent) => SHIPPED_AGENTS.some((info) => info.alias === agent.policy_tags?.mesh_alias));
     };
-    let agents = await shipped();
-    assert.equal(agents.length, SHIPPED_AGENTS.length);
-    for (const agent of agents) {
+    const registeredAgents = await shipped();
+    assert.equal(registeredAgents.length, SHIPPED_AGENTS.length);
+    for (const agent of registeredAgents) {
       const alias = agent.policy_tags?.mesh_alias as string;
       assert.equal(agent.endpoints[0]?.health_url, `${gatewayUrl}/rpc/${alias}/health`);
     }
-    while (Date.now() - registered < PROBE_INTERVAL_MS && !agents.every((agent) => agent.endpoints.every((e) => e.health.status === 'healthy'))) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      agents = await shipped();
-    }
+    // Within one probe interval: by the end of the prober's first round after the registration, one
+    // that probed them all (its diagnostics say when it ended and how many it probed). The wait's limit
+    // is a safety net well past the interval, not the claim.
+    await eventually(
+      async () => {
+        const diagnostics = (await (await fetch(`${registryUrl}/v1/admin/diagnostics`)).json()) as { health_prober: { last_round: { at: string; probed: number } | null } };
+        const last = diagnostics.health_prober.last_round;
+        return last && last.at > registered && last.probed >= SHIPPED_AGENTS.length ? true : undefined;
+      },
+      'a prober round after the registration',
+      3 * PROBE_INTERVAL_MS,
+      250,
+    );
+    const agents = await shipped();
     for (const agent of agents) {
       for (const endpoint of agent.endpoints) {
         assert.equal(endpoint.health.status, 'healthy', `${agent.display_name}: ${JSON.stringify(endpoint.health)}\n${output.slice(-2000)}`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadMeshConfig } from '../../src/mesh/mesh-config.ts';
 import { issueMeshToken } from '../../src/mesh/runtime/auth.ts';
-import { groupAlive } from '../helpers/ward-process.ts';
+import { groupAlive, groupExited } from '../helpers/ward-process.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CALLER = 'did:web:localhost:agents:signal-test';
@@ -58,7 +58,7 @@ describe('npm start and signals', () => {
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     process.kill(pgid, 'SIGTERM');
     await exited;
-    for (let waited = 0; groupAlive(pgid) && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await groupExited(pgid, 15_000);
     assert.equal(groupAlive(pgid), false, `processes of npm start still run after SIGTERM to npm:\n${output.slice(-2000)}`);
     assert.throws(() => process.kill(agentPid, 0), /ESRCH/, 'the agent process is gone');
   });

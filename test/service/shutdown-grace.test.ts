@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
+import { eventually } from '../helpers/eventually.ts';
 import { agentBody } from '../helpers/registry.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -48,16 +49,30 @@ async function halfSentRegistration(port: number): Promise<{ socket: Socket; fin
     socket.on('data', (chunk) => (received += chunk.toString()));
     socket.on('close', () => resolve(received));
   });
-  socket.write(
-    `POST /v1/agents HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-idempotency-key: ${crypto.randomUUID()}\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, 20)}`,
+  await new Promise<void>((resolve, reject) =>
+    socket.write(
+      `POST /v1/agents HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-idempotency-key: ${crypto.randomUUID()}\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, 20)}`,
+      (error) => (error ? reject(error) : resolve()),
+    ),
   );
   // The server must have read the headers before the signal: a connection without a request yet is
-  // idle, and an idle connection is closed at shutdown (rightly). Nothing outside the process shows
-  // that moment, so give it half a second, far more than parsing takes even on a loaded machine.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // idle, and an idle connection is closed at shutdown (rightly). The marker: an answer on another
+  // connection, opened after these bytes were handed to the kernel. The server's one event loop reads
+  // sockets as they become readable, so by the time it answers that later request it has read (and
+  // parsed, synchronously) the headers that arrived before it.
+  const live = await fetch(`http://127.0.0.1:${port}/livez`, { headers: { connection: 'close' } });
+  assert.equal(live.status, 200);
   return { socket, answer, finish: () => socket.write(body.slice(20)) };
 }
+
+/** Whether a connection to `port` is refused (the listener closed). */
+const refused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = connect(port, '127.0.0.1');
+    probe.once('connect', () => (probe.destroy(), resolve(false)));
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
 
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
@@ -68,7 +83,7 @@ describe('registry shutdown on SIGTERM', () => {
     const exit = exited(child);
     child.kill('SIGTERM');
     // Closing has begun: the listener refuses new connections…
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(async () => ((await refused(port)) ? true : undefined), 'the listener to refuse new connections');
     assert.equal(child.exitCode, null, 'still finishing the request');
     // …and the request in flight completes normally.
     request.finish();

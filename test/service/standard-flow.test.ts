@@ -9,6 +9,7 @@ import { issueMeshToken } from '../../src/mesh/runtime/auth.ts';
 import { startService } from '../../src/service/start-service.ts';
 import { TaskState } from '@a2a-js/sdk';
 import { a2aUserMessage, officialA2aClient } from '../mesh/runtime/a2a/official-client.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const CALLER = 'did:web:localhost:agents:flow-test';
 
@@ -56,11 +57,10 @@ describe('ward start: the standard flow', () => {
       message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: JSON.stringify({ chief_complaint: 'chest pain', vital_signs: { heart_rate: 118, systolic_bp: 95 } }) }] },
     });
     assert.equal(sent.result.status, 'submitted');
-    let task = (await call('tasks/get', { task_id: sent.result.task_id })).result;
-    for (let attempt = 0; attempt < 100 && !['completed', 'failed', 'canceled'].includes(task.status.state); attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      task = (await call('tasks/get', { task_id: sent.result.task_id })).result;
-    }
+    const task = await eventually(async () => {
+      const now = (await call('tasks/get', { task_id: sent.result.task_id })).result;
+      return ['completed', 'failed', 'canceled'].includes(now.status.state) ? now : undefined;
+    }, 'the task to end');
     assert.equal(task.status.state, 'completed');
     assert.match(JSON.stringify(task.status.message), /Urgency: (high|emergency)/);
   });

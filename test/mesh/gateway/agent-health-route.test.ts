@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { agentHealth, startTestGateway } from './gateway-helpers.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 async function getJson(url: string): Promise<{ status: number; body: any }> {
   const response = await fetch(url);
@@ -58,8 +59,9 @@ describe('gateway card memory', () => {
     assert.equal(started.state, 'running');
     assert.equal(started.starts, 1);
 
-    // A read of a running agent's card asks the agent and is not use: last_used_at stays.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A read of a running agent's card asks the agent and is not use: last_used_at stays. The clock is
+    // past the last use first, so a read counted as use would stamp another value.
+    await eventually(() => (Date.now() > Date.parse(started.last_used_at) ? true : undefined), 'the clock to pass the last use');
     const again = await getJson(`${gateway.url}/rpc/probe/.well-known/agent-card.json`);
     assert.deepEqual(again.body, first.body);
     assert.equal((await agentHealth(gateway, 'probe')).last_used_at, started.last_used_at);

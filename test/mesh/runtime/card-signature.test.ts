@@ -12,6 +12,7 @@ import { verifyAgentCard, type CardSignatureError } from '../../../src/core/cryp
 import { CARD_KEY_FILE, cardKeyFromJwk, loadCardKey, newCardKeyJwk } from '../../../src/mesh/runtime/card-signing.ts';
 import { createEchoAgent } from '../fixtures/echo-agent.ts';
 import { listenAgent, meshConfig, rpc } from '../helpers.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 /** The key a card's signature names, fetched from its `jku` (which must be on the card's origin). */
 async function keyFromJku(cardOrigin: string, kid: string, jku?: string): Promise<JWK> {
@@ -92,11 +93,15 @@ describe('signed agent cards', () => {
 
 describe("the agent's card key file", () => {
   const signing = new URL('../../../src/mesh/runtime/card-signing.ts', import.meta.url).href;
-  /** One process creating the key in `dir` once `go` exists (so they all start together); prints its kid. */
-  const creator = (dir: string, go: string) =>
+  /**
+   * One process creating the key in `dir` once `go` exists (so they all start together); prints its kid.
+   * It says it is ready, waiting for `go`, with a file of its own in `ready`.
+   */
+  const creator = (dir: string, go: string, ready: string) =>
     new Promise<string>((resolve, reject) => {
-      const script = `import { existsSync } from 'node:fs';
+      const script = `import { existsSync, writeFileSync } from 'node:fs';
 const { loadCardKey } = await import(${JSON.stringify(signing)});
+writeFileSync(${JSON.stringify(ready)} + '/' + process.pid, '');
 while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1));
 const key = await loadCardKey(${JSON.stringify(dir)});
 process.stdout.write(key.publicJwk.kid);`;
@@ -107,8 +112,10 @@ process.stdout.write(key.publicJwk.kid);`;
     const dir = mkdtempSync(join(tmpdir(), 'ward-card-key-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const go = join(dir, 'go');
-    const running = Array.from({ length: 4 }, () => creator(dir, go));
-    await delay(300);
+    const ready = mkdtempSync(join(tmpdir(), 'ward-card-key-ready-'));
+    t.after(() => rmSync(ready, { recursive: true, force: true }));
+    const running = Array.from({ length: 4 }, () => creator(dir, go, ready));
+    await eventually(() => (readdirSync(ready).length === 4 ? true : undefined), 'the four creators to wait for go', 60_000);
     writeFileSync(go, '');
     const kids = await Promise.all([...running, loadCardKey(dir).then((key) => key.publicJwk.kid), loadCardKey(dir).then((key) => key.publicJwk.kid)]);
     const file = join(dir, CARD_KEY_FILE);
@@ -125,6 +132,9 @@ process.stdout.write(key.publicJwk.kid);`;
     // A key being written by a writer of the old kind: empty, then whole.
     const whole = JSON.stringify(await newCardKeyJwk());
     writeFileSync(file, '');
+    // The writer of the old kind, simulated: it fills the file 60 ms on, between the reader's retries
+    // (50 ms apart, ten of them, on the same event loop, so load delays both alike). Its timing is the
+    // scenario, not a wait for background work.
     const filling = delay(60).then(() => writeFileSync(file, whole));
     const key = await loadCardKey(dir);
     await filling;

@@ -16,6 +16,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { NEEDS_CHROMIUM, startConsoleFor } from '../../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, startRegistries, testScope, type ListeningRegistry } from '../../helpers/listening.ts';
 import { SCRIPTED_MODEL_KEY, startScriptedModel, type ModelTurn, type ScriptedModel } from '../../helpers/scripted-model.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 type Recorded = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
 
@@ -116,13 +117,17 @@ async function call(stack: Stack, method: string, path: string, body?: unknown, 
 async function runToEnd(stack: Stack, request: Record<string, unknown>, headers: Record<string, string> = {}): Promise<any> {
   const started = await call(stack, 'POST', '/v1/admin/computer-use/runs', request, headers);
   assert.equal(started.status, 202, JSON.stringify(started.body));
-  const deadline = Date.now() + WAIT_TIMEOUT_MS;
-  for (;;) {
-    const run = (await call(stack, 'GET', `/v1/admin/computer-use/runs/${started.body.session_id}`)).body;
-    if (['completed', 'failed', 'canceled', 'max_turns_reached'].includes(run.status)) return run;
-    if (Date.now() > deadline) assert.fail(`run still ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let status = 'queued';
+  return eventually(
+    async () => {
+      const run = (await call(stack, 'GET', `/v1/admin/computer-use/runs/${started.body.session_id}`)).body;
+      status = run.status;
+      return ['completed', 'failed', 'canceled', 'max_turns_reached'].includes(run.status) ? run : undefined;
+    },
+    () => `the run to end (still ${status})`,
+    WAIT_TIMEOUT_MS,
+    100,
+  );
 }
 
 /** The run's ledger leaves, as stored in the transparency log. */

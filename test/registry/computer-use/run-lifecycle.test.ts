@@ -11,16 +11,20 @@ import { findRun, insertRun, type RunRow } from '../../../src/registry/computer-
 import { NEEDS_CHROMIUM, startConsoleFor } from '../../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, startRegistries, testScope } from '../../helpers/listening.ts';
 import { BACKENDS } from '../../helpers/registry.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { SCRIPTED_MODEL_KEY, startScriptedModel } from '../../helpers/scripted-model.ts';
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + WAIT_TIMEOUT_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let last: T | undefined;
+  return eventually(
+    async () => {
+      last = await read();
+      return done(last) ? last : undefined;
+    },
+    () => `a change (still ${JSON.stringify(last)})`,
+    WAIT_TIMEOUT_MS,
+    50,
+  );
 }
 
 describe('computer use: the life of runs', NEEDS_CHROMIUM, () => {

@@ -15,6 +15,7 @@ import { NEEDS_CHROMIUM, launchBrowser, openPage, startConsoleFor } from '../../
 import { WAIT_TIMEOUT_MS, registerOverHttp, startRegistries, testScope, type ListeningRegistry, type Scope } from '../../helpers/listening.ts';
 import { BACKENDS, ulidOf } from '../../helpers/registry.ts';
 import { SCRIPTED_MODEL_KEY, startScriptedModel, type ModelTurn, type ModelRequest, type ScriptedModel } from '../../helpers/scripted-model.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 const ENDED = new Set(['completed', 'failed', 'canceled', 'max_turns_reached']);
 const unhex = (hex: string) => hashFromHex(hex) as Uint8Array;
@@ -57,13 +58,16 @@ async function getRun(stack: Stack, sessionId: string): Promise<any> {
 }
 
 async function waitForRun(stack: Stack, sessionId: string, until: (run: any) => boolean = (run) => ENDED.has(run.status)): Promise<any> {
-  const deadline = Date.now() + WAIT_TIMEOUT_MS;
-  for (;;) {
-    const run = await getRun(stack, sessionId);
-    if (until(run)) return run;
-    if (Date.now() > deadline) assert.fail(`run ${sessionId} is still ${run.status} after ${run.turns_taken} turns`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let last: any;
+  return eventually(
+    async () => {
+      last = await getRun(stack, sessionId);
+      return until(last) ? last : undefined;
+    },
+    () => `run ${sessionId} (still ${last?.status} after ${last?.turns_taken} turns)`,
+    WAIT_TIMEOUT_MS,
+    100,
+  );
 }
 
 /** Where a click on `selector` lands on `path`, found in the test's own browser at the run's size and persona. */
@@ -190,7 +194,8 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
   });
 
   test('cancel stops a run mid-way; its replay answers again; a second cancel is 409; an unknown run is 404', async (t) => {
-    const stack = await startStack(t, 'sqlite', (index) => (index === 0 ? { actions: [{ action: 'screenshot' }] } : { hold: true }));
+    // One run at a time, so a later run starting shows this one's worker has let go of its place.
+    const stack = await startStack(t, 'sqlite', (index) => (index === 0 ? { actions: [{ action: 'screenshot' }] } : { hold: true }), { COMPUTER_USE_MAX_RUNS: '1' });
     const sessionId = await startRun(stack, { task: 'Look, then wait.', max_turns: 10 });
     await stack.model.waitForRequests(2);
     const running = await waitForRun(stack, sessionId, (run) => run.turns_taken === 1);
@@ -203,12 +208,16 @@ describe('computer use: runs', NEEDS_CHROMIUM, () => {
     assert.equal(canceled.status, 'canceled');
     assert.ok(canceled.ended_at);
     assert.equal(canceled.ledger_entries.at(-1).type, 'computer_use.ended');
-    // The model call in flight was abandoned, and nothing more happens.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The model call in flight was abandoned, and nothing more happens: the next run starts only once
+    // this one's worker has stopped, and its first model call is the only one after the two of this run.
+    await eventually(() => (stack.model.abandoned() === 1 ? true : undefined), 'the model call in flight to be abandoned');
+    await startRun(stack, { task: 'Wait after the cancel.', max_turns: 10 });
+    await stack.model.waitForRequests(3);
     const after = await getRun(stack, sessionId);
     assert.equal(after.status, 'canceled');
     assert.equal(after.turns_taken, 1);
-    assert.equal(stack.model.requests.length, 2);
+    assert.equal(stack.model.requests.length, 3);
+    assert.match(JSON.stringify(stack.model.requests[2]?.body.messages), /Wait after the cancel\./, 'the third model call is the next run\'s');
 
     // A retry of the same cancel (same key) is its replay, not a refusal.
     const replayed = await api(stack, 'POST', `/v1/admin/computer-use/runs/${sessionId}/cancel`, undefined, { 'x-idempotency-key': cancelKey });

@@ -6,21 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { openStorage } from '../../../src/registry/storage/database.ts';
 import { migrateToLatest } from '../../../src/registry/storage/migrator.ts';
 import { runWrite } from '../../../src/registry/storage/write-unit.ts';
 import { openEventHub } from '../../../src/registry/events/event-hub.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS, openTestStorage } from '../../helpers/registry.ts';
 
 const at = new Date().toISOString();
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !check(); waited += 10) {
-    if (waited > 5000) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const until = (check: () => boolean, what: string) => eventually(() => (check() ? true : undefined), what, 20_000, 10);
 
 for (const backend of BACKENDS) {
   describe(`the event hub's committed position [${backend}]`, () => {
@@ -84,8 +79,9 @@ for (const backend of BACKENDS) {
       // waited on I/O; on SQLite the only wake is the one pending now.
       const before = counted.wakes;
       await counted.hub.close();
+      // The pending wake is a setImmediate queued before this one (event-hub.ts): once this one has
+      // run, so has it; a closed hub listens to nothing more.
       await new Promise((resolve) => setImmediate(resolve));
-      await sleep(20);
       assert.equal(counted.wakes, before, 'nothing woken after close');
       if (backend === 'sqlite') assert.equal(counted.wakes, 0);
     });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { commitChannelOf } from '../../../src/registry/storage/commit-signal.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { BACKENDS } from '../../helpers/registry.ts';
 import {
   WAIT_TIMEOUT_MS,
@@ -82,14 +82,16 @@ suite('several registry instances on one PostgreSQL [postgres]', () => {
     assert.equal(before.length, 2, 'one LISTEN session per instance');
     await sql`select pg_terminate_backend(pid) from pg_stat_activity where query = ${listenQuery}`.execute(a.storage.db);
 
-    // Wait (safety net only) until both instances listen again on new sessions.
-    const deadline = Date.now() + WAIT_TIMEOUT_MS;
-    for (;;) {
-      const now = await listeners();
-      if (now.length === 2 && now.every((pid) => !before.includes(pid))) break;
-      if (Date.now() > deadline) assert.fail(`the listeners did not come back: ${JSON.stringify(now)}`);
-      await sleep(20);
-    }
+    // Both instances listen again, on new sessions.
+    await eventually(
+      async () => {
+        const now = await listeners();
+        return now.length === 2 && now.every((pid) => !before.includes(pid)) ? true : undefined;
+      },
+      'the listeners to come back on new sessions',
+      WAIT_TIMEOUT_MS,
+      20,
+    );
     await registerOverHttp(a.baseUrl, 'After the reconnect');
     await reader.waitUntil((events) => events.length >= 2, 'the registration after the reconnect');
     assert.deepEqual(seqsOf(reader.events), [1, 2]);

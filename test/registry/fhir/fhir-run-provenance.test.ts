@@ -12,6 +12,7 @@ import { Client } from 'fhir-kit-client';
 import { NEEDS_CHROMIUM, startConsoleFor } from '../../console/console-harness.ts';
 import { WAIT_TIMEOUT_MS, startRegistries, testScope } from '../../helpers/listening.ts';
 import { BACKENDS } from '../../helpers/registry.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { fhirIssues } from '../../helpers/fhir-validation.ts';
 import { SCRIPTED_MODEL_KEY, startScriptedModel } from '../../helpers/scripted-model.ts';
 import { runWard } from '../../helpers/ward-process.ts';
@@ -37,13 +38,17 @@ describe('computer-use runs as FHIR Provenance', NEEDS_CHROMIUM, () => {
       });
       assert.equal(started.status, 202, await started.clone().text());
       const sessionId = ((await started.json()) as any).session_id as string;
-      let run: any;
-      for (const deadline = Date.now() + WAIT_TIMEOUT_MS; ; ) {
-        run = await (await fetch(`${baseUrl}/v1/admin/computer-use/runs/${sessionId}`)).json();
-        if (run.ended_at) break;
-        assert.ok(Date.now() < deadline, `run still ${run.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      let status = 'queued';
+      const run: any = await eventually(
+        async () => {
+          const now: any = await (await fetch(`${baseUrl}/v1/admin/computer-use/runs/${sessionId}`)).json();
+          status = now.status;
+          return now.ended_at ? now : undefined;
+        },
+        () => `the run to end (still ${status})`,
+        WAIT_TIMEOUT_MS,
+        100,
+      );
       assert.equal(run.status, 'completed', run.failure_reason);
 
       const client = new Client({ baseUrl: `${baseUrl}/fhir` });

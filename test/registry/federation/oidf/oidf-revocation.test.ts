@@ -17,7 +17,7 @@ import { readFederationState } from '../../../../src/registry/federation/storage
 import { eventually } from '../../../helpers/eventually.ts';
 import type { RegistryServices } from '../../../../src/registry/plugins/registry-services.ts';
 import type { RunningRegistry } from '../../../helpers/federation.ts';
-import { answerError, MINUTE, movableClock, proxiedTiers, revoke, wardFederationOff } from '../../../helpers/proxied-tiers.ts';
+import { answerError, MINUTE, movableClock, proxiedTiers, rebuildRefused, revoke, wardFederationOff } from '../../../helpers/proxied-tiers.ts';
 import { BACKENDS, writeHeaders } from '../../../helpers/registry.ts';
 
 const DELEGATED = 'urn:ward:trust-mark:delegated-registry';
@@ -41,8 +41,6 @@ function answerRevoked(response: ServerResponse, body: string, sign: (claims: Re
   return true;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Asks for the chain until the revocation is confirmed (a rebuild runs in the background while a valid
  * chain is held), then finds none served.
@@ -57,7 +55,7 @@ for (const backend of BACKENDS) {
   describe(`a revocation through OpenID Federation, and what may not pass for one [${backend}]`, () => {
     test('a genuine mark about the registry that stood at this address before is not kept: its revoked status revokes nobody', async (t) => {
       const clock = movableClock();
-      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain(), 'a valid chain, holding the sovereign’s mark');
       // A real, unexpired mark the sovereign signed about a previous registry at the organisation's address.
       const iat = seconds(clock.now());
@@ -83,6 +81,7 @@ for (const backend of BACKENDS) {
       });
       assert.equal(decodeJwt(status.body).status, 'revoked', 'the sovereign genuinely says the old mark is revoked');
       // Now a forged refusal; the status endpoint is the real one, which rightly says the old mark is revoked.
+      const logged = org.warnings.length;
       let asked = 0;
       proxy.intercept = (request, _body, response) => {
         if (wardFederationOff(request, response)) return true;
@@ -92,7 +91,7 @@ for (const backend of BACKENDS) {
       };
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept (the rebuild runs in the background)');
       await eventually(() => (asked === 1 ? true : undefined), 'the status of the mark kept (the organisation’s own) to be asked');
-      await sleep(200); // its answer judged
+      await rebuildRefused(org, logged, /which proves nothing: the mark's status is active/); // its answer judged
       assert.equal(asked, 1);
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept');
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
@@ -102,7 +101,7 @@ for (const backend of BACKENDS) {
 
     test('another instance learns of a revocation confirmed through OpenID Federation when asked whether it is revoked, without serving a chain', async (t) => {
       const clock = movableClock();
-      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       const twin = await twinOf(t, org, clock);
       assert.ok(await org.app.ward.oidfTrustChain());
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
@@ -116,7 +115,7 @@ for (const backend of BACKENDS) {
 
     test('a sovereign revoked by the root revokes none of its children; an organisation revoked by the sovereign is', async (t) => {
       const clock = movableClock();
-      const { root, sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { root, sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain());
       assert.ok(await sovereign.app.ward.oidfTrustChain());
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
@@ -128,9 +127,10 @@ for (const backend of BACKENDS) {
       const before = statusAsked();
       const fetches = () => proxy.seen.filter((request) => request.url.startsWith('/v1/oidf/fetch')).length;
       const fetchesBefore = fetches();
+      const logged = org.warnings.length;
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept until it expires');
       await eventually(() => (fetches() > fetchesBefore ? true : undefined), 'the rebuild to ask the sovereign');
-      await sleep(300); // the rebuild judging the refusal
+      await rebuildRefused(org, logged, /refuses \S+ itself: no revocation of this registry/); // the rebuild judging the refusal
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is still kept');
       assert.equal(org.app.ward.parentLink.revoked(), undefined, 'the organisation is not revoked: its superior is');
       assert.equal(await storedRevocation(org), undefined);
@@ -143,7 +143,7 @@ for (const backend of BACKENDS) {
 
     test('the organisation revoked by its standing sovereign is revoked (three tiers)', async (t) => {
       const clock = movableClock();
-      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain());
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       assert.equal((await revoke(sovereign, org)).status, 200);
@@ -154,7 +154,7 @@ for (const backend of BACKENDS) {
 
     test('a forged sovereign configuration with keys of its own is not the pinned anchor, and a stale genuine status confirms nothing', async (t) => {
       const clock = movableClock();
-      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain());
       const real = decodeJwt((await sovereign.app.inject({ method: 'GET', url: '/.well-known/openid-federation' })).body);
       // The middlebox: the sovereign's configuration with its own jwks, at the top (no authority_hints),
@@ -188,9 +188,10 @@ for (const backend of BACKENDS) {
         return false;
       };
       clock.advance(6 * MINUTE);
+      let logged = org.warnings.length;
       assert.ok(await org.app.ward.oidfTrustChain(), 'the chain held is kept');
       await eventually(() => (forgedServed > 0 ? true : undefined), 'the forged configuration to be read');
-      await sleep(200); // the refusal judged
+      await rebuildRefused(org, logged, /refused this registry's statement \(not_found\), but the chain's top \S+ \(read at \S+\) is not the pinned trust anchor/); // the refusal judged
       // The forged top is not the pinned trust anchor (the root): the refusal proves nothing, no status is asked (decision 101).
       assert.equal(forgedStatus, 0, 'a refusal under another top than the pinned anchor asks no status');
       assert.equal(decodeProtectedHeader(await sign({}, TRUST_MARK_STATUS_TYP)).jwk, undefined, 'the forged status offers no key: the header check passes');
@@ -211,9 +212,10 @@ for (const backend of BACKENDS) {
         return false;
       };
       clock.advance(MINUTE);
+      logged = org.warnings.length;
       assert.ok(await org.app.ward.oidfTrustChain());
       await eventually(() => (staleAsked > 0 ? true : undefined), 'the stale status to be asked');
-      await sleep(200); // its answer judged
+      await rebuildRefused(org, logged, /which proves nothing: the status answer is not fresh/); // its answer judged
       assert.equal(org.app.ward.parentLink.revoked(), undefined, 'a status older than five minutes does not revoke');
       assert.equal(await storedRevocation(org), undefined);
       // The same answer, fresh, does: the test tells the two apart.
@@ -225,7 +227,7 @@ for (const backend of BACKENDS) {
 
     test('what the organisation learnt is stored: an instance started after its revocation confirms it, and the other learns it', async (t) => {
       const clock = movableClock();
-      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain(), 'the first instance validated a chain, and stored what it learnt');
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       assert.equal((await revoke(sovereign, org)).status, 200);
@@ -243,7 +245,7 @@ for (const backend of BACKENDS) {
 
     test('an instance that has built no chain signs its configuration with a key the superior names (a rollover under way)', async (t) => {
       const clock = movableClock();
-      const { org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain());
       const k1 = org.app.ward.signer.kid;
       // The sovereign cannot learn the new key yet: its fetch endpoint is unreachable, the old header stripped.
@@ -269,7 +271,7 @@ for (const backend of BACKENDS) {
     });
     test('a middlebox standing in as the top with a statement of its own is refused by the pin: nothing learnt, then its refusal and "revoked" confirm nothing', async (t) => {
       const clock = movableClock();
-      const { root, sovereign, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { root, sovereign, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       const held = await org.app.ward.oidfTrustChain();
       assert.ok(held);
       type Stored = { superior?: { keys: { kid?: string }[] }; anchor?: { entityId: string; keys: { kid?: string }[] } };
@@ -297,9 +299,10 @@ for (const backend of BACKENDS) {
         return false;
       };
       clock.advance(6 * MINUTE);
+      let logged = org.warnings.length;
       assert.deepEqual(await org.app.ward.oidfTrustChain(), held, 'the chain held is served');
       await eventually(() => (statementsServed > 0 ? true : undefined), 'the forged statement to be read');
-      await sleep(200); // the round judged
+      await rebuildRefused(org, logged, /failed: the chain's top \S+ \(read at \S+\) is not the pinned trust anchor/); // the round judged
       assert.deepEqual(await org.app.ward.oidfTrustChain(), held, 'the forged chain is refused: the held one still serves');
       const after = await readFederationState<Stored>(org.storage.db, 'superior');
       assert.deepEqual(after?.anchor, before?.anchor, 'the pin is unchanged');
@@ -319,9 +322,10 @@ for (const backend of BACKENDS) {
         return false;
       };
       clock.advance(MINUTE);
+      logged = org.warnings.length;
       await org.app.ward.oidfTrustChain();
       await eventually(() => (refusals > 0 ? true : undefined), 'the forged refusal to be read');
-      await sleep(200);
+      await rebuildRefused(org, logged, /refused this registry's statement \(not_found\), but the chain's top \S+ \(read at \S+\) is not the pinned trust anchor/); // the round judged
       assert.equal(forgedStatus, 0, 'no status is asked for a refusal under another top');
       assert.equal(org.app.ward.parentLink.revoked(), undefined);
       assert.equal(await storedRevocation(org), undefined);
@@ -329,7 +333,7 @@ for (const backend of BACKENDS) {
 
     test("a key rotation at the root keeps the organisation's chain: the pin follows the root's new key", async (t) => {
       const clock = movableClock();
-      const { root, org, proxy } = await proxiedTiers(t, backend, { clock });
+      const { root, org, proxy } = await proxiedTiers(t, backend, { clock, logs: true });
       assert.ok(await org.app.ward.oidfTrustChain());
       proxy.intercept = (request, _body, response) => wardFederationOff(request, response);
       const oldKid = root.app.ward.signer.kid;

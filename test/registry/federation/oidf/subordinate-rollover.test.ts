@@ -11,17 +11,24 @@ import { describe, test, type TestContext } from 'node:test';
 import { decodeJwt } from 'jose';
 import { ENTITY_STATEMENT_MEDIA_TYPE, ENTITY_STATEMENT_TYP } from '../../../../src/contract/openid-federation.ts';
 import { signWithKid } from '../../../../src/registry/federation/oidf/superior-view.ts';
-import { READ_INTERVAL_MS, createSubordinateRollover } from '../../../../src/registry/federation/oidf/subordinate-rollover.ts';
+import { READ_INTERVAL_MS, createSubordinateRollover, readTimeoutMs } from '../../../../src/registry/federation/oidf/subordinate-rollover.ts';
 import type { RegistryRow } from '../../../../src/registry/federation/storage/registry-store.ts';
 import type { Config } from '../../../../src/core/config.ts';
 import { systemClock } from '../../../../src/core/clock.ts';
+import { eventually, settles } from '../../../helpers/eventually.ts';
 import { refusedPort } from '../../../helpers/refused-port.ts';
 import { registrationBody, startRegistry, type RunningRegistry } from '../../../helpers/federation.ts';
 import { BACKENDS, writeHeaders } from '../../../helpers/registry.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Past the per-child read interval, so the next fetch reads the configuration again. */
-const nextRead = () => sleep(READ_INTERVAL_MS + 100);
+/**
+ * Past the per-child read interval, so the next fetch reads the configuration again. The interval is
+ * the parent's wall clock (subordinate-rollover.ts reads Date.now(), not the injected clock), so this
+ * waits for that clock to pass it: a lower bound that load can only lengthen, never a race.
+ */
+const nextRead = () => {
+  const readBy = Date.now() + READ_INTERVAL_MS + 100;
+  return eventually(() => (Date.now() > readBy ? true : undefined), "the parent's per-child read interval to pass", 20_000, 50);
+};
 
 /** What stands at the child's address: the configuration it serves (or a hang), and how often it was read. */
 async function childAddress(t: TestContext) {
@@ -130,20 +137,18 @@ for (const backend of BACKENDS) {
     });
 
     test('a configuration that does not come in time, or is no statement, leaves the statement with the keys held', async (t) => {
-      // A long federation timeout: the read is capped anyway (500 ms), so a fetch never waits long for a child.
-      const { parent, keys, child } = await parentAndChild(t, backend, { REGISTRY_FEDERATION_TIMEOUT_MS: '30000' });
+      // The longest federation timeout (60 s): the read is capped anyway (500 ms), so a fetch never
+      // waits long for a child. Were it to wait out the timeout, the safety net (20 s) would fail the test.
+      const { parent, keys, child } = await parentAndChild(t, backend, { REGISTRY_FEDERATION_TIMEOUT_MS: '60000' });
+      assert.equal(readTimeoutMs(60_000), 500, 'the cap');
       const k1 = keys.app.ward.signer.kid;
       await rotate(keys);
       child.hang = true;
-      const started = Date.now();
-      assert.deepEqual(await statementKids(parent, child.url), [k1]);
-      const waited = Date.now() - started;
-      assert.ok(waited < 1000, `the fetch waited ${waited} ms`);
+      assert.deepEqual(await settles(statementKids(parent, child.url), 'the fetch waits for a child that never answers'), [k1]);
       assert.equal(child.reads, 1);
       // Fetches meanwhile join the read under way or come after it: none waits for another read.
-      const again = Date.now();
-      assert.deepEqual(await statementKids(parent, child.url), [k1]);
-      assert.ok(Date.now() - again < 1000);
+      assert.deepEqual(await settles(statementKids(parent, child.url), 'a second fetch waits for the child'), [k1]);
+      assert.equal(child.reads, 1, 'no second read');
 
       child.hang = false;
       for (const jwt of ['not a jws', 'x'.repeat(70 * 1024)]) {
@@ -155,13 +160,14 @@ for (const backend of BACKENDS) {
 
     test("the read leaves the fetching child's budget for the rest: a quarter of the federation timeout", async (t) => {
       // The child fetching its statement waits REGISTRY_FEDERATION_TIMEOUT_MS for the answer (the same default on both sides).
+      // How long the read may take is readTimeoutMs's (a pure function, checked here); that the fetch
+      // answers with the keys held while the child hangs shows the read is given up on, not waited for.
+      assert.equal(readTimeoutMs(1200), 300, "a quarter of the child's 1200 ms");
       const { parent, keys, child } = await parentAndChild(t, backend, { REGISTRY_FEDERATION_TIMEOUT_MS: '1200' });
       const k1 = keys.app.ward.signer.kid;
       child.hang = true;
-      const started = Date.now();
-      assert.deepEqual(await statementKids(parent, child.url), [k1]);
-      const waited = Date.now() - started;
-      assert.ok(waited < 600, `the fetch waited ${waited} ms of the child's 1200`);
+      assert.deepEqual(await settles(statementKids(parent, child.url), 'the fetch waits for a child that never answers'), [k1]);
+      assert.equal(child.reads, 1);
     });
 
     test('a configuration dated ahead (inside the skew) rolls the keys without holding back the next one', async (t) => {
@@ -183,6 +189,7 @@ for (const backend of BACKENDS) {
 
 describe("a child's failed configuration reads in the log", () => {
   test('are logged once per interval per child, saying how many were left out', async () => {
+    const LOG_EVERY_MS = 8000;
     const lines: string[] = [];
     const rollover = createSubordinateRollover({
       config: { REGISTRY_FEDERATION_TIMEOUT_MS: 2000 } as Config,
@@ -190,13 +197,21 @@ describe("a child's failed configuration reads in the log", () => {
       fetch: globalThis.fetch,
       storage: undefined as never, // never reached: nothing is read
       log: (message) => lines.push(message),
-      logEveryMs: 2500,
+      logEveryMs: LOG_EVERY_MS,
     });
     const row = { id: 'registry://gb/registries/gone', api_base_url: `http://127.0.0.1:${await refusedPort()}` } as RegistryRow;
-    for (let read = 0; read < 4; read += 1) {
-      if (read > 0) await nextRead();
-      assert.equal(await rollover(row), row, 'a failed read leaves the row as it was');
+    // Both intervals are the wall clock's (subordinate-rollover.ts): the second and third reads come a
+    // read interval apart, well inside the log interval (its 8 s leave a busy machine room); the fourth
+    // once the log interval since the first line has passed, which the test waits for.
+    assert.equal(await rollover(row), row, 'a failed read leaves the row as it was');
+    const firstLogged = Date.now(); // the first line was logged by now
+    for (let read = 1; read < 3; read += 1) {
+      await nextRead();
+      assert.equal(await rollover(row), row);
     }
+    assert.equal(lines.length, 1, lines.join('\n'));
+    await eventually(() => (Date.now() > firstLogged + LOG_EVERY_MS ? true : undefined), 'the log interval to pass', 20_000, 50);
+    assert.equal(await rollover(row), row);
     assert.equal(lines.length, 2, lines.join('\n'));
     assert.match(lines[0] as string, /registry:\/\/gb\/registries\/gone could not be read/);
     assert.match(lines[1] as string, /\(2 more failure\(s\) of this child not logged since the last line\)/);
