@@ -56,7 +56,7 @@ const REACHING_FILES: Record<string, Guard> = {
   'resolve-budget.ts': { kind: 'wiring', brings: 'nothing: charges the resolver\'s fetches to the caller\'s budget' },
   'phi-scan-pool.ts': { kind: 'wiring', brings: 'nothing from outside: posts a body to the PHI worker thread' },
   'phi-scan-worker.ts': { kind: 'wiring', brings: 'nothing from outside: posts the findings back' },
-  'openid-federation.ts': { kind: 'wiring', brings: 'nothing: builds the guarded fetch' },
+  'oidf-routes.ts': { kind: 'wiring', brings: 'nothing: builds the guarded fetch' },
 };
 
 /** Every table written outside the migrations, and what it holds. */
