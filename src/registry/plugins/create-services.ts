@@ -142,7 +142,9 @@ export async function createRegistryServices(
 function registryIdentity(app: FastifyInstance, config: Config): Identity {
   const routes: Identity['routes'] = [];
   app.addHook('onRoute', (route) => {
-    // HEAD twins and the CORS preflight are transport, not operations of the API.
+    // HEAD twins and the CORS preflight are transport, not operations of the API; nor is a page
+    // hidden from the API document (the landing at GET /).
+    if ((route.schema as { hide?: boolean } | undefined)?.hide) return;
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: route.url });
   });
   const registryId = registryUri(config.REGISTRY_JURISDICTION, config.REGISTRY_NAME);

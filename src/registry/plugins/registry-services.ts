@@ -61,7 +61,7 @@ export type RegistryServices = {
   readonly superiorView: SuperiorView;
   /** The OIDF trust marks this registry gives one of its agents now (oidf/trust-marks.ts). */
   agentTrustMarks(record: AgentRecord): Promise<TrustMarkEntry[]>;
-  /** Every route registered, as method and URL pattern (HEAD twins and CORS preflight left out). */
+  /** Every API operation registered, as method and URL pattern (HEAD twins, CORS preflight and pages hidden from the API document left out). */
   readonly routes: ReadonlyArray<{ method: string; url: string }>;
   /** Computer use: the browser on the console (docs/computer-use.md). */
   readonly computerUse: ComputerUseService;

@@ -7,7 +7,7 @@
  * the Ward code named in the description.
  */
 import type { FastifyReply } from 'fastify';
-import type { OidfErrorCode } from '../../../contract/openid-federation.ts';
+import { OIDF_ERROR_STATUS, type OidfErrorCode } from '../../../contract/openid-federation.ts';
 import { ERROR_CODES, type ErrorCode } from '../../../core/errors.ts';
 import type { ErrorRenderer } from '../../../core/http/error-renderer.ts';
 
@@ -19,15 +19,21 @@ function oidfCodeFor(status: number): OidfErrorCode {
   return 'invalid_request';
 }
 
-/** An {@link ErrorRenderer} in OIDF's format, at the Ward code's own status. */
+/**
+ * An {@link ErrorRenderer} in OIDF's format. The status is OIDF's for `invalid_request` (400, §8.9:
+ * a validation error, the PHI guard, a body too large); otherwise the Ward code's own, so a rate
+ * limit stays 429 with its `Retry-After` and a 401 or 404 keeps its meaning.
+ */
 export const sendOidfRefusal: ErrorRenderer = (reply: FastifyReply, code: ErrorCode, message: string | undefined) => {
   reply.errorCode = code;
-  const status = ERROR_CODES[code].status;
+  const wardStatus = ERROR_CODES[code].status;
+  const oidfCode = oidfCodeFor(wardStatus);
+  const status = oidfCode === 'invalid_request' ? OIDF_ERROR_STATUS.invalid_request : wardStatus;
   // A 5xx says nothing of what went wrong inside, as the envelope does not.
-  const text = status >= 500 && status !== 503 ? ERROR_CODES[code].title : (message ?? ERROR_CODES[code].title);
+  const text = wardStatus >= 500 && wardStatus !== 503 ? ERROR_CODES[code].title : (message ?? ERROR_CODES[code].title);
   return reply
     .code(status)
     .header('cache-control', 'no-store')
     .type('application/json')
-    .send(JSON.stringify({ error: oidfCodeFor(status), error_description: `${text} (${code})` }));
+    .send(JSON.stringify({ error: oidfCode, error_description: `${text} (${code})` }));
 };
