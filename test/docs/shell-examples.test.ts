@@ -21,7 +21,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { groupAlive, REPO_ROOT } from '../helpers/ward-process.ts';
+import { groupAlive, groupExited, REPO_ROOT } from '../helpers/ward-process.ts';
 
 type Marker = { kind: 'run' | 'skip'; setup: 'npm-start' | 'federation'; shows: string[]; creates: string[]; reason: string };
 type Block = { where: string; body: string; marker: Marker | undefined; raw: string | undefined };
@@ -70,7 +70,7 @@ async function startService(t: TestContext, command: string, args: string[], env
   const pgid = child.pid as number;
   t.after(async () => {
     if (groupAlive(pgid)) process.kill(-pgid, 'SIGINT');
-    for (let waited = 0; groupAlive(pgid) && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await groupExited(pgid, 15_000);
     if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
   });
   let output = '';
