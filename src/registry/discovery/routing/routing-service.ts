@@ -1,14 +1,11 @@
 import type { CallContext } from '../../../core/call-context.ts';
-import type { Clock } from '../../../core/clock.ts';
-import type { RegistrySigner } from '../../signing-keys/index.ts';
 import { WardError } from '../../../core/errors.ts';
 import { parseAgentId } from '../../../core/ids.ts';
 import type { AgentRecord, PurposeOfUse, TokenBinding } from '../../../contract/agent-record.ts';
-import type { TrustMarkEntry } from '../../../contract/oidf-trust-marks.ts';
 import type { AgentService } from '../../agents/index.ts';
 import type { DiscoveryService } from '../discovery-service.ts';
 import { createResponseCache } from '../response-cache.ts';
-import { createRoutingAdvice } from './routing-advice.ts';
+import { createRoutingAdvice, type RoutingAdviceDeps } from './routing-advice.ts';
 import { judgeEndpoints, orderForFailover, type EndpointVerdict, type RouteRequirements } from './endpoint-selection.ts';
 
 export type RouteRequest = {
@@ -23,16 +20,10 @@ export type RouteRequest = {
   caller_jurisdiction?: string;
 };
 
-export type RoutingServiceDeps = {
+/** What routing needs: what its signed advice needs (routing-advice.ts), and the records and health to choose from. */
+export type RoutingServiceDeps = RoutingAdviceDeps & {
   agents: AgentService;
-  clock: Clock;
   discovery: DiscoveryService;
-  signer: RegistrySigner;
-  registryId: string;
-  trustChain(): { delegationChain: string[]; statements: string[] };
-  oidfTrustChain(): Promise<string[] | undefined>;
-  agentTrustMarks(record: AgentRecord): Promise<TrustMarkEntry[]>;
-  signResponses: boolean;
   /** A health reading older than this counts as unknown. */
   staleAfterMs: number;
   /** The sequence of the last change committed on any instance: records read for routing are kept while it holds. */
