@@ -42,11 +42,11 @@ for (const backend of BACKENDS) {
       // A task sent through the gateway: the agent starts and the task completes, seen without a reload.
       const sent = await rpc(`${gateway.url}/rpc/probe`, 'message/send', { message: { ...textMessage('hello'), messageId: 'm-1' }, configuration: { blocking: true } });
       assert.equal(sent.result.status.state, 'completed');
-      await page.locator('#mesh-agent-table tr[data-alias="probe"][data-state="running"]').waitFor({ timeout: 8000 });
+      await page.locator('#mesh-agent-table tr[data-alias="probe"][data-state="running"]').waitFor({ timeout: 30_000 });
       assert.match((await probe.locator('td[data-label="Port"]').textContent()) ?? '', /^\d+$/);
       assert.match((await probe.locator('td[data-label="Uptime"]').textContent()) ?? '', /^\d+ s$/);
       const task = page.locator('#mesh-recent-table tr[data-alias="probe"]');
-      await task.waitFor({ timeout: 8000 });
+      await task.waitFor({ timeout: 30_000 });
       assert.equal(await task.getAttribute('data-state'), 'completed');
       assert.equal((await task.locator('td[data-label="Method"] code').textContent())?.trim(), 'message/send');
       assert.match((await task.locator('td[data-label="Took"]').textContent()) ?? '', /^\d[\d,]* ms$/);
